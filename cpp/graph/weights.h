@@ -1,0 +1,36 @@
+// Weights as the engine sees them: views of checkpoint tensors that live elsewhere (in the one
+// buffer the loader streamed the checkpoint's data into). Matrices stay in their stored dtype and
+// are converted inside the kernels; the binder hands small vectors over as F32.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace laya {
+
+enum class DType { kF32, kF16, kBF16 };
+
+const char* dtype_name(DType dtype);  // "F32", "F16", "BF16", as safetensors spells them
+size_t dtype_size(DType dtype);
+
+// A weight, the index of a tensor in the WeightTable the graph was built against. A distinct type
+// so a weight can never be passed where a value is expected.
+struct WeightId {
+  uint32_t index = 0;
+  friend bool operator==(WeightId, WeightId) = default;
+};
+
+struct WeightView {
+  std::string name;            // the checkpoint tensor name, for messages
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;  // as stored, e.g. [n, k] for a Linear weight
+  const std::byte* data = nullptr;  // may be unaligned; kernels load through memcpy-safe helpers
+
+  int64_t elements() const;
+};
+
+using WeightTable = std::vector<WeightView>;
+
+}  // namespace laya
