@@ -110,7 +110,8 @@ TEST_CASE("the header length is little-endian and must fit the file") {
       {"length near 2^64", ~uint64_t{0} - 4, 100, "exceeds the limit"},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.fault);
+    const std::string fault = c.fault;
+    CAPTURE(fault);
     auto r = read_header_length(le64(c.length), c.file_size);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == ErrorCode::kInvalidCheckpoint);
@@ -190,7 +191,8 @@ TEST_CASE("hostile headers are rejected with the right code and a message naming
        {"__metadata__ appears more than once"}},
   };
   for (const HostileHeader& c : cases) {
-    CAPTURE(c.fault);
+    const std::string fault = c.fault;
+    CAPTURE(fault);
     auto r = parse_with_data(c.header, c.data_length);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == c.code);
@@ -232,7 +234,8 @@ TEST_CASE("both reference fixture checkpoints have valid headers") {
     laya::DType matrix_dtype;
   };
   for (const Fixture& f : {Fixture{"tiny-fanin", 62, laya::DType::kF32}, Fixture{"small-fanin", 74, laya::DType::kF16}}) {
-    CAPTURE(f.name);
+    const std::string name = f.name;
+    CAPTURE(name);
     auto file = read_file(std::string(LAYA_SHARED_DIR) + "/fixtures/reference/" + f.name + "/checkpoint/model.safetensors");
     auto header = parse_file_header(file);
     REQUIRE_MESSAGE(header.ok(), header.error().message);
