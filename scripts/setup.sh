@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine of this kind lacks: Debian's Emscripten and C++ test tools (and
+# Chromium for the browser tests), then the npm dependencies from the lock file. Safe to re-run:
+# packages already present are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(emscripten doctest-dev cmake ninja-build clang lld libclang-rt-14-dev chromium)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ -f package-lock.json ]; then
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+fi
