@@ -1,0 +1,67 @@
+// The executor: one graph bound to its weights, run on packed batches. Each batch's row counts are
+// rounded up to a bucket (plan/bucket.h); a graph is lowered once per bucket and cached, and the
+// arena is sized for the largest bucket seen. A run validates the batch, then loops over the
+// bucket's steps on the rows the batch really has; it allocates nothing once its bucket is lowered.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/arena.h"
+#include "engine/batch.h"
+#include "engine/lower.h"
+#include "graph/graph.h"
+#include "kernels/isa.h"
+#include "util/status.h"
+
+namespace laya {
+
+class Executor {
+ public:
+  // Checks the graph against the weights (every problem at once is not needed: the first, with the
+  // op and the numbers). The weights' data must outlive the executor.
+  static Result<Executor> create(Graph graph, WeightTable weights, kernels::Isa isa = kernels::best_isa());
+
+  Executor(Executor&&) noexcept = default;
+  Executor& operator=(Executor&&) noexcept = default;
+
+  // Runs the graph on a batch. Bad batches are invalid_request errors naming the sequence.
+  Status run(const Batch& batch);
+
+  // An output of the last run (graph.logits / act / pooled): its rows for that batch, row-major.
+  // Empty before the first run, or for a value that is not an output.
+  std::span<const float> output(ValueId v) const;
+
+  // The ids the batch may use and the qtypes it may use (0: the graph reads none).
+  int64_t vocab_size() const { return vocab_size_; }
+  int64_t type_count() const { return type_count_; }
+
+  const Graph& graph() const { return graph_; }
+  kernels::Isa isa() const { return isa_; }
+  size_t arena_bytes() const { return arena_.bytes(); }
+  size_t scratch_bytes() const { return scratch_.bytes(); }
+  size_t buckets_lowered() const { return lowered_.size(); }
+  // The kernel of every step of the last run's bucket, in op order (empty before a run).
+  std::vector<std::string> kernel_names() const;
+
+ private:
+  Executor(Graph graph, WeightTable weights, kernels::Isa isa);
+  Result<const Lowered*> lowered_for(const RowCounts& rows);
+
+  Graph graph_;
+  WeightTable weights_;
+  kernels::Isa isa_;
+  int64_t vocab_size_ = 0;
+  int64_t type_count_ = 0;
+  bool needs_markers_ = false;  // ActFeatures needs every sequence to have one
+  std::vector<std::unique_ptr<Lowered>> lowered_;
+  Arena arena_;
+  Arena scratch_;
+  const Lowered* last_ = nullptr;
+  RowCounts last_rows_;
+};
+
+}  // namespace laya

@@ -1,0 +1,129 @@
+// Lowering: a graph becomes, for one bucket, a list of steps over one arena. The planner gives every
+// value its offset, each op is checked against its values and weights (messages name the op and the
+// numbers) and resolved into a step holding offsets, weight pointers and the kernel chosen once, so
+// that a run is a loop over steps that allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "graph/graph.h"
+#include "kernels/attention.h"
+#include "kernels/embed.h"
+#include "kernels/gelu.h"
+#include "kernels/gemm.h"
+#include "kernels/isa.h"
+#include "kernels/layer_norm.h"
+#include "kernels/markers.h"
+#include "kernels/mean_pool.h"
+#include "kernels/rope.h"
+#include "plan/layout.h"
+#include "util/status.h"
+
+namespace laya {
+
+// One lowered op per struct; offsets are in f32 elements from the arena's start. Row counts are not
+// here: a step runs on the rows of the batch at hand, whatever the bucket.
+namespace steps {
+
+struct Embed {
+  kernels::Kernel<kernels::EmbedFn> kernel;
+  kernels::MatrixRef table;
+  size_t out = 0;
+};
+struct LayerNorm {
+  kernels::Kernel<kernels::LayerNormFn> kernel;
+  size_t x = 0;
+  size_t out = 0;
+  Rows rows = Rows::kTokens;
+  int64_t width = 0;
+  const float* w = nullptr;
+  const float* b = nullptr;
+  double eps = 0.0;
+};
+struct Gemm {
+  kernels::Kernel<kernels::GemmFn> kernel;
+  size_t a = 0;
+  size_t out = 0;
+  Rows rows = Rows::kTokens;
+  kernels::MatrixRef w;
+  const float* bias = nullptr;
+  Epilogue epilogue = Epilogue::kNone;
+};
+struct Rope {
+  kernels::Kernel<kernels::RopeFn> kernel;
+  size_t qkv = 0;
+  int64_t heads = 0;
+  const kernels::RopeTable* table = nullptr;  // owned by the Lowered holding the step
+};
+struct Attention {
+  kernels::Kernel<kernels::AttentionFn> kernel;
+  size_t qkv = 0;
+  size_t out = 0;
+  int64_t heads = 0;
+  int64_t window = -1;  // < 0: every key of the sequence
+};
+struct GeGlu {
+  kernels::Kernel<kernels::GeGluFn> kernel;
+  size_t x = 0;
+  size_t out = 0;
+  Rows rows = Rows::kTokens;
+  int64_t n = 0;  // out's width
+};
+struct AddType {
+  kernels::Kernel<kernels::AddTypeFn> kernel;
+  kernels::MatrixRef table;
+  size_t h = 0;
+};
+struct GatherMarkers {
+  kernels::Kernel<kernels::GatherMarkersFn> kernel;
+  size_t h = 0;
+  size_t out = 0;
+  int64_t width = 0;
+};
+struct ActFeatures {
+  kernels::Kernel<kernels::ActFeaturesFn> kernel;
+  size_t h = 0;
+  size_t logits = 0;
+  size_t out = 0;
+  int64_t width = 0;  // h's width; out is 4 wider
+};
+struct MeanPool {
+  kernels::Kernel<kernels::MeanPoolFn> kernel;
+  size_t h = 0;
+  size_t out = 0;
+  int64_t width = 0;
+};
+
+}  // namespace steps
+
+using Step = std::variant<steps::Embed, steps::LayerNorm, steps::Gemm, steps::Rope, steps::Attention,
+                          steps::GeGlu, steps::AddType, steps::GatherMarkers, steps::ActFeatures,
+                          steps::MeanPool>;
+
+const char* kernel_name(const Step& step);
+
+// A graph lowered for one bucket.
+struct Lowered {
+  RowCounts bucket;
+  Layout layout;
+  std::vector<Step> steps;
+  std::vector<std::unique_ptr<kernels::RopeTable>> rope_tables;  // one per theta, for Rope steps
+  size_t scratch_floats = 0;  // the most any step needs
+};
+
+// Checks everything about a graph that does not depend on the bucket: value and weight ids in
+// range, shapes of values against each other and against the weights, vectors stored as F32,
+// every value written before it is read, outputs of the right kind. Weight problems are
+// invalid_checkpoint errors, graph problems internal ones.
+Status check_graph(const Graph& graph, const WeightTable& weights);
+
+// Lowers a graph (checked or not: lowering checks it again) for a bucket, with the kernels of `isa`.
+Result<std::unique_ptr<Lowered>> lower(const Graph& graph, const WeightTable& weights,
+                                       const RowCounts& bucket, kernels::Isa isa);
+
+}  // namespace laya

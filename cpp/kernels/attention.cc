@@ -1,0 +1,67 @@
+// The scalar attention (the oracle: one query at a time, the full row of scores, then the softmax)
+// and the kernel choice. The SIMD twin is in attention_simd128.cc.
+#include "kernels/attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/rope.h"
+
+namespace laya::kernels {
+
+void attention_f32_scalar(const AttentionArgs& a, int64_t seq_begin, int64_t seq_end, float* scores) {
+  const int64_t d = a.heads * kHeadDim;
+  const int64_t stride = 3 * d;
+  for (int64_t s = seq_begin; s < seq_end; ++s) {
+    const int64_t start = a.seq_starts[s];
+    const int64_t len = a.seq_starts[s + 1] - start;
+    const float* rows = a.qkv + start * stride;
+    for (int64_t h = 0; h < a.heads; ++h) {
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t lo = a.window < 0 ? 0 : std::max<int64_t>(0, i - a.window);
+        const int64_t hi = a.window < 0 ? len : std::min<int64_t>(len, i + a.window + 1);
+        const float* q = rows + i * stride + h * kHeadDim;
+        float max = -INFINITY;
+        for (int64_t j = lo; j < hi; ++j) {
+          const float* k = rows + j * stride + d + h * kHeadDim;
+          float dot = 0.0f;
+          for (int64_t t = 0; t < kHeadDim; ++t) dot += q[t] * k[t];
+          scores[j] = dot * kAttentionScale;
+          max = std::max(max, scores[j]);
+        }
+        float sum = 0.0f;
+        for (int64_t j = lo; j < hi; ++j) {
+          scores[j] = std::exp(scores[j] - max);
+          sum += scores[j];
+        }
+        float* o = a.out + (start + i) * d + h * kHeadDim;
+        for (int64_t t = 0; t < kHeadDim; ++t) {
+          float acc = 0.0f;
+          for (int64_t j = lo; j < hi; ++j) acc += scores[j] * rows[j * stride + 2 * d + h * kHeadDim + t];
+          o[t] = acc / sum;
+        }
+      }
+    }
+  }
+}
+
+Kernel<AttentionFn> attention_kernel(Isa isa) {
+#ifdef __wasm_simd128__
+  if (isa == Isa::kSimd128) return {attention_f32_4x8_simd128, "attention_f32_4x8_simd128"};
+#endif
+  return {attention_f32_scalar, "attention_f32_scalar"};
+}
+
+size_t attention_scratch_floats(Isa isa, int64_t max_seq_len) {
+#ifdef __wasm_simd128__
+  if (isa == Isa::kSimd128) {
+    // The head's keys transposed, [64][len rounded up to a key tile], and a query tile's
+    // accumulators [4][64].
+    const int64_t keys = (max_seq_len + kAttentionKeyTile - 1) / kAttentionKeyTile * kAttentionKeyTile;
+    return static_cast<size_t>(kHeadDim * keys + kAttentionQueryTile * kHeadDim);
+  }
+#endif
+  return static_cast<size_t>(max_seq_len);  // one query's scores
+}
+
+}  // namespace laya::kernels

@@ -1,0 +1,21 @@
+// Scalar GeGlu and the GeGlu kernel choice; the SIMD twin is in gelu_simd128.cc.
+#include "kernels/gelu.h"
+
+namespace laya::kernels {
+
+void geglu_f32_scalar(const float* x, float* out, int64_t n, int64_t row_begin, int64_t row_end) {
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const float* in = x + r * 2 * n;
+    float* o = out + r * n;
+    for (int64_t j = 0; j < n; ++j) o[j] = gelu_scalar(in[j]) * in[n + j];
+  }
+}
+
+Kernel<GeGluFn> geglu_kernel(Isa isa) {
+#ifdef __wasm_simd128__
+  if (isa == Isa::kSimd128) return {geglu_f32_simd128, "geglu_f32_simd128"};
+#endif
+  return {geglu_f32_scalar, "geglu_f32_scalar"};
+}
+
+}  // namespace laya::kernels

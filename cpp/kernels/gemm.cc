@@ -1,0 +1,61 @@
+// The scalar GEMM (the oracle: one dot product per output, k in order) and the kernel choice. The
+// SIMD GEMM is in gemm_simd128.cc.
+#include "kernels/gemm.h"
+
+#include "kernels/gelu.h"
+
+namespace laya::kernels {
+
+float apply_epilogue(Epilogue epilogue, float v, float old) {
+  switch (epilogue) {
+    case Epilogue::kNone: return v;
+    case Epilogue::kGelu: return gelu_scalar(v);
+    case Epilogue::kRelu: return v > 0.0f ? v : 0.0f;
+    case Epilogue::kAccumulate: return old + v;
+  }
+  return v;
+}
+
+void gemm_scalar(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* w_row) {
+  const int64_t k = g.w.cols;
+  const int64_t n = g.w.rows;
+  for (int64_t j = n_begin; j < n_end; ++j) {
+    g.w.convert_row(j, w_row);
+    for (int64_t i = 0; i < g.m; ++i) {
+      const float* a = g.a + i * k;
+      float sum = 0.0f;
+      for (int64_t t = 0; t < k; ++t) sum += a[t] * w_row[t];
+      if (g.bias != nullptr) sum += g.bias[j];
+      float& o = g.out[i * n + j];
+      o = apply_epilogue(g.epilogue, sum, o);
+    }
+  }
+}
+
+Kernel<GemmFn> gemm_kernel(DType dtype, Isa isa) {
+#ifdef __wasm_simd128__
+  if (isa == Isa::kSimd128) {
+    switch (dtype) {
+      case DType::kF32: return {gemm_f32_4x8_simd128, "gemm_f32_4x8_simd128"};
+      case DType::kF16: return {gemm_f16_4x8_simd128, "gemm_f16_4x8_simd128"};
+      case DType::kBF16: return {gemm_bf16_4x8_simd128, "gemm_bf16_4x8_simd128"};
+    }
+  }
+#endif
+  switch (dtype) {
+    case DType::kF32: return {gemm_scalar, "gemm_f32_scalar"};
+    case DType::kF16: return {gemm_scalar, "gemm_f16_scalar"};
+    case DType::kBF16: return {gemm_scalar, "gemm_bf16_scalar"};
+  }
+  return {gemm_scalar, "gemm_scalar"};
+}
+
+size_t gemm_scratch_floats(Isa isa, int64_t m, int64_t k) {
+#ifdef __wasm_simd128__
+  // A packed panel of kGemmKBlock × 8, and the 8-column partial sums of every row between blocks.
+  if (isa == Isa::kSimd128) return static_cast<size_t>(kGemmKBlock * kGemmTileCols + m * kGemmTileCols);
+#endif
+  return static_cast<size_t>(k);  // one weight row converted to f32
+}
+
+}  // namespace laya::kernels

@@ -1,0 +1,53 @@
+// GEMM, out = epilogue(a · wᵀ + b): a is [m, k] f32, w the [n, k] weight in its stored dtype
+// (F32 / F16 / BF16, any alignment), b an optional [n] f32 bias (spec 3.3, 3.6-3.8: every Linear).
+//
+// Every kernel sums each output in k order from 0 with f32 products and adds (no FMA), then adds the
+// bias, then applies the epilogue; so the scalar and SIMD kernels agree bit for bit except where the
+// epilogue's erf differs, and no result depends on where its row sits in a batch.
+// Work is split over ranges of output columns (weight rows), so threads can share a GEMM later.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "graph/graph.h"
+#include "kernels/isa.h"
+#include "kernels/matrix.h"
+
+namespace laya::kernels {
+
+struct GemmArgs {
+  const float* a = nullptr;  // [m, k]
+  int64_t m = 0;
+  MatrixRef w;                  // [n, k]
+  const float* bias = nullptr;  // [n], or null
+  Epilogue epilogue = Epilogue::kNone;
+  float* out = nullptr;  // [m, n]; with kAccumulate it already holds what the results add to
+};
+
+// Columns [n_begin, n_end) of out. `scratch` holds gemm_scratch_floats(...) floats; a and out
+// never alias.
+using GemmFn = void (*)(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+
+void gemm_scalar(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+
+#ifdef __wasm_simd128__
+// The register tile: 4 rows of a by 8 columns of out, 8 f32x4 accumulators (V8 spills beyond).
+inline constexpr int64_t kGemmTileRows = 4;
+inline constexpr int64_t kGemmTileCols = 8;
+// Columns of k per packed panel: an 8-row panel of 256 is 8 KiB, which stays in L1 with the
+// a rows it meets.
+inline constexpr int64_t kGemmKBlock = 256;
+void gemm_f32_4x8_simd128(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+void gemm_f16_4x8_simd128(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+void gemm_bf16_4x8_simd128(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+#endif
+
+// The kernel for a weight dtype, and the scratch it needs for m rows of k.
+Kernel<GemmFn> gemm_kernel(DType dtype, Isa isa);
+size_t gemm_scratch_floats(Isa isa, int64_t m, int64_t k);
+
+// The epilogue of one result: `v` is the sum plus bias, `old` what out held.
+float apply_epilogue(Epilogue epilogue, float v, float old);
+
+}  // namespace laya::kernels

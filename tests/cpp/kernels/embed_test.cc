@@ -1,0 +1,45 @@
+#include "kernels/embed.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+#include <vector>
+
+#include "kernel_test_util.h"
+
+namespace laya::kernels {
+
+TEST_CASE("Embed copies the table row of each id, exactly, in every dtype") {
+  std::mt19937 rng(31);
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    auto table = testing::random_matrix(rng, dtype, 11, 5);
+    const std::vector<int32_t> ids = {3, 0, 10, 3, 7};
+    std::vector<float> out(ids.size() * 5, -1.0f);
+    auto k = embed_kernel(dtype, Isa::kScalar);
+    k.fn(table.ref, ids.data(), out.data(), 1, 5);
+    for (int64_t j = 0; j < 5; ++j) CHECK(out[j] == -1.0f);
+    for (size_t t = 1; t < ids.size(); ++t) {
+      for (int64_t j = 0; j < 5; ++j) REQUIRE(testing::same_bits(out[t * 5 + j], table.values[ids[t] * 5 + j]));
+    }
+  }
+  CHECK(std::string(embed_kernel(DType::kBF16, Isa::kSimd128).name) == "embed_bf16_scalar");
+}
+
+TEST_CASE("AddType adds the row of each sequence's qtype to every one of its tokens") {
+  std::mt19937 rng(32);
+  auto table = testing::random_matrix(rng, DType::kF16, 3, 4);
+  const int32_t starts[] = {0, 2, 3, 6};
+  const int32_t qtypes[] = {2, 0, 1};
+  const int32_t marker_starts[] = {0, 0, 0, 0};
+  Packing p{nullptr, starts, marker_starts, nullptr, qtypes, 3};
+  auto h = testing::random_floats(rng, 6 * 4);
+  std::vector<float> out = h;
+  add_type_scalar(table.ref, p, out.data(), 0, 3);
+  for (int s = 0; s < 3; ++s) {
+    for (int t = starts[s]; t < starts[s + 1]; ++t) {
+      for (int j = 0; j < 4; ++j) REQUIRE(out[t * 4 + j] == h[t * 4 + j] + table.values[qtypes[s] * 4 + j]);
+    }
+  }
+}
+
+}  // namespace laya::kernels
