@@ -1,0 +1,66 @@
+// A checkpoint's tokenizer: tokenizer.json (model, normalizer, pre-tokenizer, added tokens,
+// post-processor) plus the special tokens named in tokenizer_config.json, producing exactly the ids
+// Hugging Face `tokenizers` produces (spec 1.4, 3.10, 4.3). Loading dispatches on the file's
+// component types; anything not supported is an unsupported_model error naming the field.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "tok/added_tokens.h"
+#include "tok/bpe.h"
+#include "tok/normalizer.h"
+#include "tok/post_processor.h"
+#include "tok/pre_tokenizer.h"
+#include "tok/word_level.h"
+#include "util/status.h"
+
+namespace laya::tok {
+
+struct SpecialIds {
+  int32_t cls, sep, pad, mask;
+};
+
+class Tokenizer {
+ public:
+  // Special ids are resolved BY NAME from tokenizer_config.json (cls_token, sep_token, pad_token,
+  // mask_token: a string or an object with "content"), in the added tokens first, then the model
+  // vocabulary.
+  static Result<Tokenizer> load(std::string_view tokenizer_json, std::string_view tokenizer_config_json);
+
+  // Ids of `text` with no special tokens (add_special_tokens = false). Invalid UTF-8 is replaced
+  // by U+FFFD first (see utf8.h; call utf8_error() to reject it instead).
+  std::vector<int32_t> encode(std::string_view text) const;
+
+  // Ids as embed_fn_from_agent gets them (spec 3.10): the post-processor's specials around the
+  // content, content cut from the end so that the total fits max_length (the specials always stay,
+  // even when max_length is smaller than their count).
+  std::vector<int32_t> encode_for_embedding(std::string_view text, size_t max_length) const;
+
+  const SpecialIds& special_ids() const { return special_ids_; }
+  const std::string& mask_literal() const { return mask_literal_; }  // e.g. "[MASK]", "<mask>"
+  // One more than the largest id of the model vocabulary and the added tokens.
+  size_t vocab_size() const { return vocab_size_; }
+  // A token's id: added tokens first, then the model vocabulary.
+  std::optional<int32_t> token_to_id(std::string_view token) const;
+
+ private:
+  using Model = std::variant<Bpe, WordLevel>;
+  Tokenizer(Model model) : model_(std::move(model)) {}
+  const Vocab& model_vocab() const;
+
+  Model model_;
+  Normalizer normalizer_;
+  PreTokenizer pre_tokenizer_;
+  PostProcessor post_processor_;
+  AddedVocabulary added_;
+  SpecialIds special_ids_{};
+  std::string mask_literal_;
+  size_t vocab_size_ = 0;
+};
+
+}  // namespace laya::tok
