@@ -1,3 +1,5 @@
+// Bit-level conversions: no floating-point arithmetic, so the results do not depend on rounding
+// modes, flush-to-zero or the compiler's choice of instructions.
 #include "graph/half.h"
 
 #include <bit>

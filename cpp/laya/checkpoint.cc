@@ -77,9 +77,9 @@ CheckpointLayout checkpoint_layout(const LayaConfig& config) {
   w.scorer_hidden_b = sequential("scorer", 1, "bias", {d});
   w.scorer_out_w = sequential("scorer", 3, "weight", {1, d});
   w.scorer_out_b = sequential("scorer", 3, "bias", {1});
-  w.act_hidden_w = sequential("act_head", 0, "weight", {256, d + 4});
-  w.act_hidden_b = sequential("act_head", 0, "bias", {256});
-  w.act_out_w = sequential("act_head", 2, "weight", {config.act_outputs(), 256});
+  w.act_hidden_w = sequential("act_head", 0, "weight", {kActHeadHidden, d + 4});
+  w.act_hidden_b = sequential("act_head", 0, "bias", {kActHeadHidden});
+  w.act_out_w = sequential("act_head", 2, "weight", {config.act_outputs(), kActHeadHidden});
   w.act_out_b = sequential("act_head", 2, "bias", {config.act_outputs()});
   return std::move(b.layout());
 }

@@ -15,6 +15,9 @@
 
 namespace laya {
 
+// The act head's hidden width, fixed by upstream's DecisionModel (spec 1.5: act_head.0 is [256, d+4]).
+inline constexpr int64_t kActHeadHidden = 256;
+
 struct ExpectedTensor {
   std::string name;                  // upstream's spelling
   std::vector<std::string> aliases;  // spellings of MLX conversions, also accepted (spec 1.5)

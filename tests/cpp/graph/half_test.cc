@@ -7,24 +7,9 @@
 #include <cstring>
 #include <vector>
 
-namespace {
+#include "graph/half_reference.h"
 
-// The value of a binary16/bfloat16 encoding computed from its fields with ldexp, the textbook
-// definition, independent of the bit manipulation under test. NaNs are handled by the callers.
-double reference_value(uint16_t bits, int mantissa_bits, int exponent_bias) {
-  const int exponent_max = (1 << (15 - mantissa_bits)) - 1;
-  const int exponent = (bits >> mantissa_bits) & exponent_max;
-  const int mantissa = bits & ((1 << mantissa_bits) - 1);
-  double magnitude;
-  if (exponent == exponent_max) {
-    magnitude = INFINITY;
-  } else if (exponent == 0) {
-    magnitude = std::ldexp(mantissa, 1 - exponent_bias - mantissa_bits);
-  } else {
-    magnitude = std::ldexp((1 << mantissa_bits) + mantissa, exponent - exponent_bias - mantissa_bits);
-  }
-  return (bits & 0x8000) ? -magnitude : magnitude;
-}
+namespace {
 
 bool is_nan_encoding(uint16_t bits, int mantissa_bits) {
   const int exponent_max = (1 << (15 - mantissa_bits)) - 1;
@@ -46,7 +31,7 @@ int count_mismatches(Convert convert, int mantissa_bits, int exponent_bias) {
       ok = std::isnan(got) && std::signbit(got) == ((bits & 0x8000) != 0) &&
            (got_bits & 0x7FFFFFu) == payload << (23 - mantissa_bits);
     } else {
-      const double want = reference_value(bits, mantissa_bits, exponent_bias);
+      const double want = laya::testing::half_reference_value(bits, mantissa_bits, exponent_bias);
       ok = static_cast<double>(got) == want && std::signbit(got) == std::signbit(want);
     }
     if (!ok) ++mismatches;

@@ -1,0 +1,46 @@
+// Binding walks the checkpoint layout once: each matched tensor becomes a WeightView, vectors
+// converted to f32 as they are bound (spec 1.5: F16 values converted exactly), matrices left in
+// place for the GEMM to convert as it packs its panels.
+#include "laya/model.h"
+
+#include "graph/half.h"
+#include "laya/graphs.h"
+
+namespace laya {
+
+Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data) {
+  if (data == nullptr && header.data_length > 0) {
+    return internal_error("bind_model: the data section of model.safetensors is missing");
+  }
+  CheckpointLayout layout = checkpoint_layout(config);
+  LAYA_ASSIGN_OR_RETURN(auto entries, match_tensors(layout, header));
+
+  size_t vector_floats = 0;
+  for (const auto* entry : entries) {
+    if (entry->shape.size() == 1) vector_floats += static_cast<size_t>(entry->shape[0]);
+  }
+
+  LayaModel model;
+  model.config = config;
+  model.ids = layout.weights;
+  model.vectors = std::make_unique<float[]>(vector_floats);
+  model.weights.reserve(entries.size());
+  size_t next_vector = 0;
+  for (const auto* entry : entries) {
+    WeightView view{.name = entry->name, .dtype = entry->dtype, .shape = entry->shape, .data = data + entry->begin};
+    if (entry->shape.size() == 1) {
+      float* out = model.vectors.get() + next_vector;
+      const auto count = static_cast<size_t>(entry->shape[0]);
+      convert_to_f32(entry->dtype, data + entry->begin, count, out);
+      view.dtype = DType::kF32;
+      view.data = reinterpret_cast<const std::byte*>(out);
+      next_vector += count;
+    }
+    model.weights.push_back(std::move(view));
+  }
+  model.decision = build_decision_graph(config, model.ids);
+  model.embedding = build_embedding_graph(config, model.ids);
+  return model;
+}
+
+}  // namespace laya

@@ -1,0 +1,35 @@
+// A Laya model bound to its weights (spec 3, architecture "Weights stay where the loader streamed
+// them"): matrices are views into the checkpoint's data section in their stored dtype; every 1-D
+// weight (norm weights, biases) is converted to f32 once, into a side buffer the model owns. The
+// decision and embedding graphs refer to the weights by id.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "graph/graph.h"
+#include "graph/weights.h"
+#include "laya/checkpoint.h"
+#include "laya/config.h"
+#include "safetensors/header.h"
+#include "util/status.h"
+
+namespace laya {
+
+// Move-only: the weight table points into `vectors` (and into the caller's data section, which
+// must outlive the model).
+struct LayaModel {
+  LayaConfig config;
+  LayaWeights ids;      // which weight is which
+  WeightTable weights;  // weights[id.index]; matrices view the data section, vectors view `vectors`
+  std::unique_ptr<float[]> vectors;  // f32 copies of every 1-D weight, back to back
+  Graph decision;
+  Graph embedding;
+};
+
+// Checks the header against the config (every mismatch in one error), then binds. `data` points
+// at the data section (header.data_offset bytes into the file) with all header.data_length bytes
+// present.
+Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
+
+}  // namespace laya
