@@ -1,0 +1,12 @@
+// Jest in ESM mode (run with node --experimental-vm-modules, see package.json "test:js"):
+// ts-jest compiles the TypeScript sources and tests as ES modules.
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/tests/js'],
+  testMatch: ['**/*.test.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  // Sources import each other with NodeNext's ".js" suffix; map it back to the .ts file.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testTimeout: 30000,
+};

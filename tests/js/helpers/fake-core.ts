@@ -1,0 +1,196 @@
+// A stand-in for the wasm module (cpp/bind/embind.cc) with the same surface, for unit tests of
+// the TypeScript package: real WebAssembly.Memory that grows in planWeights (so a stale HEAPU8
+// view would lose bytes), a minimal safetensors header check, and sessions that echo what they
+// were given. It counts sessions created and deleted.
+import type { LayaCoreFactory, LayaCoreModule, LayaSessionHandle } from '../../../web/src/core/laya-core.js';
+
+const kPage = 65536;
+
+export interface FakeCoreOptions {
+  /** Embeddings for embed(); default: a small vector derived from each text's characters. */
+  embed?: (texts: string[], maxLength: number) => number[][];
+  /** planWeights fails with this error code. */
+  failPlan?: string;
+}
+
+export class FakeCore {
+  readonly sessions: FakeSession[] = [];
+  modules = 0;
+  deleted = 0;
+  factoryOptions: Array<Record<string, unknown>> = [];
+
+  constructor(readonly options: FakeCoreOptions = {}) {}
+
+  readonly factory: LayaCoreFactory = async (factoryOptions = {}) => {
+    this.factoryOptions.push(factoryOptions as Record<string, unknown>);
+    this.modules++;
+    return new FakeModule(this);
+  };
+
+  get live(): number {
+    return this.sessions.length - this.deleted;
+  }
+
+  /** The only session created so far. */
+  get session(): FakeSession {
+    if (this.sessions.length !== 1) throw new Error(`expected one session, have ${this.sessions.length}`);
+    return this.sessions[0] as FakeSession;
+  }
+}
+
+class FakeModule implements LayaCoreModule {
+  readonly memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+  /** Like Emscripten's: a plain property replaced when memory grows (old views go stale). */
+  HEAPU8 = new Uint8Array(this.memory.buffer);
+  top = 1024;
+  readonly LayaSession: new () => LayaSessionHandle;
+
+  constructor(owner: FakeCore) {
+    const module = this;
+    this.LayaSession = class extends FakeSession {
+      constructor() {
+        super(owner, module);
+        owner.sessions.push(this);
+      }
+    };
+  }
+
+  grow(bytes: number): void {
+    const need = Math.ceil((bytes - this.memory.buffer.byteLength) / kPage);
+    if (need > 0) {
+      this.memory.grow(need);
+      this.HEAPU8 = new Uint8Array(this.memory.buffer);
+    }
+  }
+}
+
+const error = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
+
+export class FakeSession implements LayaSessionHandle {
+  configured: { rlAgentConfig: string; encoderConfig: string; tokenizerJson: string; tokenizerConfig: string } | null = null;
+  plan: { pointer: number; dataOffset: number; dataLength: number } | null = null;
+  /** A copy of the data section as it stood when finishWeights() was called. */
+  weights: Uint8Array | null = null;
+  deleted = false;
+  readonly calls: string[] = [];
+
+  constructor(private readonly owner: FakeCore, private readonly module: FakeModule) {}
+
+  configure(rlAgentConfig: string, encoderConfig: string, tokenizerJson: string, tokenizerConfig: string): string {
+    this.alive('configure');
+    const files: Array<[string, string]> = [['rl_agent_config.json', rlAgentConfig], ['encoder/config.json', encoderConfig],
+      ['tokenizer/tokenizer.json', tokenizerJson], ['tokenizer/tokenizer_config.json', tokenizerConfig]];
+    for (const [name, text] of files) {
+      try {
+        JSON.parse(text);
+      } catch {
+        return error('invalid_checkpoint', `${name}: not valid JSON`);
+      }
+    }
+    if (!('head_layers' in JSON.parse(rlAgentConfig))) {
+      return error('invalid_checkpoint', 'Laya config must specify encoder and head_layers (rl_agent_config.json)');
+    }
+    this.configured = { rlAgentConfig, encoderConfig, tokenizerJson, tokenizerConfig };
+    return '';
+  }
+
+  headerBytesNeeded(prefix: Uint8Array, fileSize: number): string {
+    this.alive('headerBytesNeeded');
+    if (this.configured === null) return error('internal', 'headerBytesNeeded before configure');
+    if (prefix.byteLength < 8) return error('internal', 'headerBytesNeeded: fewer than 8 bytes');
+    const n = Number(new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true));
+    if (8 + n > fileSize) return error('invalid_checkpoint', `model.safetensors: header of ${n} bytes does not fit in ${fileSize}`);
+    return JSON.stringify({ headerEnd: 8 + n });
+  }
+
+  planWeights(headerBytes: Uint8Array, fileSize: number): string {
+    this.alive('planWeights');
+    if (this.owner.options.failPlan) return error(this.owner.options.failPlan, 'model.safetensors: planWeights failed (fake)');
+    let header: Record<string, { data_offsets?: [number, number] }>;
+    try {
+      header = JSON.parse(new TextDecoder().decode(headerBytes.subarray(8)));
+    } catch {
+      return error('invalid_checkpoint', 'model.safetensors: the header is not JSON');
+    }
+    let end = 0;
+    for (const [name, info] of Object.entries(header)) {
+      if (name !== '__metadata__') end = Math.max(end, info.data_offsets?.[1] ?? 0);
+    }
+    const dataOffset = headerBytes.byteLength;
+    const dataLength = fileSize - dataOffset;
+    if (end !== dataLength) {
+      return error('invalid_checkpoint', `model.safetensors: the header describes ${end} data bytes, the file has ${dataLength}`);
+    }
+    const pointer = Math.ceil(this.module.top / 64) * 64;
+    this.module.grow(pointer + dataLength);
+    this.module.top = pointer + dataLength;
+    this.plan = { pointer, dataOffset, dataLength };
+    return JSON.stringify(this.plan);
+  }
+
+  finishWeights(): string {
+    this.alive('finishWeights');
+    if (this.plan === null) return error('internal', 'finishWeights before planWeights');
+    this.weights = this.module.HEAPU8.slice(this.plan.pointer, this.plan.pointer + this.plan.dataLength);
+    return '';
+  }
+
+  forward(inputsJson: string): string {
+    this.alive('forward');
+    const request = JSON.parse(inputsJson) as { inputs: Array<{ ids: number[]; markers: number[] }>; embed_inputs?: Array<{ ids: number[] }> };
+    return JSON.stringify({
+      expected: request.inputs.map((input) => ({ logits: input.markers.map((m) => input.ids[m] ?? 0), act: [input.ids.length, 0.5] })),
+      embed_expected: (request.embed_inputs ?? []).map((input) => ({ pooled: [input.ids.length] })),
+    });
+  }
+
+  predict(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string {
+    this.alive('predict');
+    return this.echo('predict', state, stateIsJson, questionsJson, optionsJson);
+  }
+
+  prepare(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string {
+    this.alive('prepare');
+    return this.echo('prepare', state, stateIsJson, questionsJson, optionsJson);
+  }
+
+  answer(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string, outputsJson: string): string {
+    this.alive('answer');
+    return this.echo('answer', state, stateIsJson, questionsJson, optionsJson, outputsJson);
+  }
+
+  embed(textsJson: string, maxLength: number): string {
+    this.alive('embed');
+    const texts = JSON.parse(textsJson) as string[];
+    const rows = this.owner.options.embed?.(texts, maxLength)
+      ?? texts.map((t) => [t.length + 0.25, (t.charCodeAt(0) || 0) / 7, maxLength]);
+    return JSON.stringify({ embeddings: rows });
+  }
+
+  memoryReport(): string {
+    this.alive('memoryReport');
+    return JSON.stringify({ weightsBytes: this.plan?.dataLength ?? 0, arenaBytes: 0, scratchBytes: 0,
+      wasmMemoryBytes: this.module.memory.buffer.byteLength });
+  }
+
+  delete(): void {
+    // Embind throws on a second delete; the package must never do that.
+    this.alive('delete');
+    this.deleted = true;
+    this.owner.deleted++;
+  }
+
+  private alive(what: string): void {
+    if (this.deleted) throw new Error(`BindingError: ${what} on a deleted LayaSession`);
+    this.calls.push(what);
+  }
+
+  /** The arguments as JSON, so tests can see exactly what crossed the boundary. */
+  private echo(method: string, state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string,
+               outputsJson?: string): string {
+    const outputs = outputsJson === undefined ? '' : `, "outputs": ${JSON.stringify(outputsJson)}`;
+    return `{"model": "fake", "method": ${JSON.stringify(method)}, "state": ${JSON.stringify(state)}, ` +
+      `"stateIsJson": ${stateIsJson}, "questions": ${JSON.stringify(questionsJson)}, ` +
+      `"options": ${JSON.stringify(optionsJson)}${outputs}}`;
+  }
+}

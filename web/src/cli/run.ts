@@ -1,0 +1,192 @@
+// The laya-wasm command line: forward / predict / embed on a checkpoint directory, and parity
+// against upstream recordings (configs + tokenizer only). Bad arguments exit 2, failures 1, each
+// with one line naming the fault.
+import { readFile, writeFile } from 'node:fs/promises';
+import { LayaError, describeError } from '../errors.js';
+import { loadModelWith, loadPipelineWith } from '../load.js';
+import type { LayaModel, LayaPipeline } from '../model.js';
+import { nodeRuntime } from '../node/node-runtime.js';
+import type { LoadOptions } from '../options.js';
+import type { ResponseShape } from '../request.js';
+import { parseArgs, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
+import { runParity } from './parity.js';
+
+export const kUsage = `Usage: laya-wasm <command> [options]
+
+Commands:
+  forward --model <dir> --inputs <file.json> [--out <file>]
+      Raw forward pass in the fixture format: {"inputs":[{ids,markers,qtype}],"embed_inputs":[{ids}]}
+      -> {"expected":[{logits,act}],"embed_expected":[{pooled}]}.
+  predict --model <dir> (--state <text|@file> | --state-json <json|@file>) --questions <json|@file>
+          [--shape current|0.3.7]
+      Prints upstream's answer JSON. A text state read from @file loses one trailing newline.
+  embed --model <dir> --texts <json|@file> [--max-length N]
+      Mean-pooled encoder embeddings of a JSON array of strings: {"embeddings": [[...], ...]}.
+  parity --model <dir> --cases <cases.jsonl> --recorded <recorded.jsonl> [--out <results.jsonl>]
+      Compares prepared ids/markers and answers rebuilt from recorded outputs with the recordings.
+      Needs only the configs and tokenizer in <dir>.
+
+Options for every command:
+  --wasm <laya-core.js>   the wasm module to use (default: the package's dist/wasm/laya-core.js)
+`;
+
+const kCommands: Record<string, CommandSpec> = {
+  forward: { required: ['model', 'inputs'], optional: ['out'] },
+  predict: { required: ['model', 'questions'], optional: ['state', 'state-json', 'shape'] },
+  embed: { required: ['model', 'texts'], optional: ['max-length'] },
+  parity: { required: ['model', 'cases', 'recorded'], optional: ['out'] },
+};
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Merged into every load (tests pass a wasm factory). */
+  loadOptions?: LoadOptions;
+}
+
+/** Runs one command; returns the exit status. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    (argv.length === 0 ? io.stderr : io.stdout)(kUsage);
+    return argv.length === 0 ? 2 : 0;
+  }
+  try {
+    const args = parseArgs(argv, kCommands, ['wasm']);
+    return await runCommand(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`laya-wasm: ${error.message}\nRun "laya-wasm --help" for usage.\n`);
+      return 2;
+    }
+    const message = describeError(error).replace(/\s*\n\s*/g, ' ');
+    io.stderr(`laya-wasm: ${message}\n`);
+    return 1;
+  }
+}
+
+async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const flag = (name: string): string | undefined => args.flags.get(name);
+  const model = flag('model') as string;
+  const options: LoadOptions = { ...io.loadOptions };
+  const wasm = flag('wasm');
+  if (wasm !== undefined) options.wasm = { ...options.wasm, moduleUrl: wasm };
+
+  switch (args.command) {
+    case 'forward': {
+      const inputs = await readText(flag('inputs') as string, '--inputs');
+      const text = await withModel(model, options, (m) => m.forwardJson({ json: inputs }));
+      await output(text, flag('out'), io);
+      return 0;
+    }
+    case 'predict': {
+      const state = await stateArgument(flag('state'), flag('state-json'));
+      const questions = { json: await jsonArgument(flag('questions') as string, '--questions') };
+      const shape = flag('shape');
+      if (shape !== undefined && shape !== 'current' && shape !== '0.3.7') {
+        throw new UsageError(`--shape must be "current" or "0.3.7", got "${shape}"`);
+      }
+      const text = await withModel(model, options,
+        (m) => m.predictJson(state, questions, shape ? { shape: shape as ResponseShape } : {}));
+      io.stdout(`${text}\n`);
+      return 0;
+    }
+    case 'embed': {
+      const textsJson = await jsonArgument(flag('texts') as string, '--texts');
+      let texts: unknown;
+      try {
+        texts = JSON.parse(textsJson);
+      } catch (error) {
+        throw new UsageError(`--texts is not valid JSON: ${(error as Error).message}`);
+      }
+      if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string' && t !== null)) {
+        throw new UsageError('--texts must be a JSON array of strings');
+      }
+      const maxLengthFlag = flag('max-length');
+      const maxLength = maxLengthFlag === undefined ? 512 : positiveInteger(maxLengthFlag, 'max-length');
+      const rows = await withModel(model, options, (m) => m.embed(texts as string[], { maxLength }));
+      const body = rows.map((row) => `[${Array.from(row, f32Text).join(', ')}]`).join(', ');
+      io.stdout(`{"embeddings": [${body}]}\n`);
+      return 0;
+    }
+    case 'parity': {
+      const cases = await readText(flag('cases') as string, '--cases');
+      const recorded = await readText(flag('recorded') as string, '--recorded');
+      const summary = await withPipeline(model, options, (p) => runParity(p, cases, recorded));
+      const failures = summary.results.filter((r) => r.status === 'failed');
+      for (const r of failures.slice(0, 20)) io.stdout(`FAIL ${r.id}: ${r.problems.slice(0, 3).join('; ')}\n`);
+      if (failures.length > 20) io.stdout(`... and ${failures.length - 20} more failed cases\n`);
+      const out = flag('out');
+      if (out !== undefined) {
+        const lines = summary.results.flatMap((r) => (r.outLine === null ? [] : [r.outLine]));
+        await output(lines.map((l) => `${l}\n`).join(''), out, io);
+      }
+      const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
+      io.stdout(`${summary.passed} passed, ${summary.failed} failed${skipped}\n`);
+      return summary.failed === 0 ? 0 : 1;
+    }
+    default:
+      throw new UsageError(`unknown command "${args.command}"`);
+  }
+}
+
+async function withModel<T>(directory: string, options: LoadOptions, use: (m: LayaModel) => Promise<T>): Promise<T> {
+  const model = await loadModelWith(nodeRuntime, { directory }, options);
+  try {
+    return await use(model);
+  } finally {
+    model.dispose();
+  }
+}
+
+async function withPipeline<T>(directory: string, options: LoadOptions, use: (p: LayaPipeline) => Promise<T>): Promise<T> {
+  const pipeline = await loadPipelineWith(nodeRuntime, { directory }, options);
+  try {
+    return await use(pipeline);
+  } finally {
+    pipeline.dispose();
+  }
+}
+
+async function readText(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new LayaError('invalid_request', `${flag}: cannot read ${path}: ${describeError(error)}`);
+  }
+}
+
+/** A JSON argument given inline or as @file. */
+async function jsonArgument(value: string, flag: string): Promise<string> {
+  return value.startsWith('@') ? readText(value.slice(1), flag) : value;
+}
+
+async function stateArgument(text: string | undefined, json: string | undefined): Promise<string | { json: string }> {
+  if ((text === undefined) === (json === undefined)) throw new UsageError('predict: give exactly one of --state and --state-json');
+  if (json !== undefined) return { json: await jsonArgument(json, '--state-json') };
+  const value = text as string;
+  if (!value.startsWith('@')) return value;
+  // A trailing newline is a token and changes answers (spec 7.15); Laya's CLI strips it too.
+  return (await readText(value.slice(1), '--state')).replace(/\r?\n$/, '');
+}
+
+async function output(text: string, path: string | undefined, io: CliIo): Promise<void> {
+  if (path === undefined) {
+    io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+    return;
+  }
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    throw new LayaError('invalid_request', `--out: cannot write ${path}: ${describeError(error)}`);
+  }
+}
+
+/** The shortest decimal that reads back as the same f32. */
+export function f32Text(x: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
+  for (let digits = 1; digits < 17; digits++) {
+    const text = x.toPrecision(digits);
+    if (Math.fround(Number(text)) === x) return String(Number(text));
+  }
+  return String(x);
+}

@@ -1,0 +1,51 @@
+// The surface of the Emscripten module (cpp/bind/embind.cc), written by hand because Emscripten
+// 3.1.6 cannot emit it (toolchain.md). Every session method takes plain values and returns a
+// string: "" or JSON text on success, '{"error":{"code","message"}}' on failure.
+
+/** The options of the MODULARIZE factory that this package uses. */
+export interface LayaCoreFactoryOptions {
+  /** The .wasm bytes (Node: read with fs; Node 20's fetch breaks the 3.1.6 loader). */
+  wasmBinary?: Uint8Array;
+  /** Where the loader finds laya-core.wasm (browsers). */
+  locateFile?: (path: string, prefix: string) => string;
+}
+
+/** `createLayaCore` of laya-core.js. */
+export type LayaCoreFactory = (options?: LayaCoreFactoryOptions) => Promise<LayaCoreModule>;
+
+export interface LayaCoreModule {
+  /** wasm memory. Re-read after every call that may grow memory: old views go stale. */
+  readonly HEAPU8: Uint8Array;
+  readonly LayaSession: new () => LayaSessionHandle;
+}
+
+export interface LayaSessionHandle {
+  /** The four small files as text. "" on success. */
+  configure(rlAgentConfig: string, encoderConfig: string, tokenizerJson: string,
+            tokenizerConfig: string): string;
+  /** From the first (>= 8) bytes of model.safetensors: '{"headerEnd": 8+N}'. */
+  headerBytesNeeded(prefix: Uint8Array, fileSize: number): string;
+  /**
+   * The first headerEnd bytes: validates the header against the configs and allocates the data
+   * section: '{"pointer","dataOffset","dataLength"}'. File byte i >= dataOffset goes to
+   * HEAPU8[pointer + i - dataOffset].
+   */
+  planWeights(headerBytes: Uint8Array, fileSize: number): string;
+  /** After every data byte is written: binds the model. "" on success. */
+  finishWeights(): string;
+  /** Raw forward in the fixture format. */
+  forward(inputsJson: string): string;
+  /** Typed decisions: upstream's answer JSON text. */
+  predict(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
+  /** The rows a request becomes (configure() only): '{"questions":[{qid,ids,markers,qtype}]}'. */
+  prepare(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
+  /** The answer rebuilt from given outputs '{"logits":[[..]],"act":[[..]]}' (configure() only). */
+  answer(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string,
+         outputsJson: string): string;
+  /** embed_fn_from_agent (spec 3.10): '{"embeddings": [[d floats] per text]}'. */
+  embed(textsJson: string, maxLength: number): string;
+  /** '{"weightsBytes","arenaBytes","scratchBytes","wasmMemoryBytes"}'. */
+  memoryReport(): string;
+  /** Frees everything (embind). */
+  delete(): void;
+}

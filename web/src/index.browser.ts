@@ -1,0 +1,22 @@
+// The browser entry point (package.json "exports" condition "browser"): the shared surface plus
+// load() / loadPipeline() reading sources the way browsers do (fetch, Blobs, the Cache API).
+import { loadModelWith, loadPipelineWith } from './load.js';
+import type { LayaModel, LayaPipeline } from './model.js';
+import type { LoadOptions } from './options.js';
+import type { CheckpointSource } from './sources/checkpoint-source.js';
+import { browserRuntime } from './browser/browser-runtime.js';
+
+export * from './index.js';
+
+/**
+ * Loads a checkpoint (configs, tokenizer, weights) into a fresh wasm module and returns a ready
+ * model; rejects with a LayaError (or an AbortError) leaving nothing allocated.
+ */
+export function load(source: CheckpointSource, options?: LoadOptions): Promise<LayaModel> {
+  return loadModelWith(browserRuntime, source, options);
+}
+
+/** Loads only the configs and tokenizer: prepare() and answer(), no weights. */
+export function loadPipeline(source: CheckpointSource, options?: LoadOptions): Promise<LayaPipeline> {
+  return loadPipelineWith(browserRuntime, source, options);
+}

@@ -1,0 +1,108 @@
+// load() and loadPipeline(): one factory call from a source to a ready object, or a rejection
+// with nothing left allocated (design.md "TypeScript"). Files are opened together (so every
+// size, hence the total, is known early); the four small files configure the session; then
+// model.safetensors streams into wasm memory (weights-streamer.ts).
+import { summarizeConfig } from './config-summary.js';
+import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
+import { expectEmptyResult } from './core/session-result.js';
+import { LayaError, abortError, describeError, throwIfAborted } from './errors.js';
+import { LayaModel, LayaPipeline } from './model.js';
+import { resolveLoadOptions, type LoadOptions } from './options.js';
+import { ProgressTracker } from './progress.js';
+import type { Runtime } from './runtime.js';
+import {
+  kConfigFiles, kWeightsFile,
+  type CheckpointFileName, type CheckpointLocation, type CheckpointSource, type OpenedFile,
+} from './sources/checkpoint-source.js';
+import { streamWeights } from './weights-streamer.js';
+
+export async function loadModelWith(runtime: Runtime, source: CheckpointSource, options?: LoadOptions): Promise<LayaModel> {
+  return loadWith(runtime, source, options, true) as Promise<LayaModel>;
+}
+
+export async function loadPipelineWith(runtime: Runtime, source: CheckpointSource, options?: LoadOptions): Promise<LayaPipeline> {
+  return loadWith(runtime, source, options, false);
+}
+
+async function loadWith(runtime: Runtime, source: CheckpointSource, options: LoadOptions | undefined,
+                        withWeights: boolean): Promise<LayaPipeline> {
+  const opts = resolveLoadOptions(options);
+  const { signal } = opts;
+  throwIfAborted(signal);
+  const files: CheckpointFileName[] = withWeights ? [...kConfigFiles, kWeightsFile] : [...kConfigFiles];
+  const progress = new ProgressTracker(opts.onProgress, files);
+  const opened: OpenedFile[] = [];
+  let session: LayaSessionHandle | null = null;
+  try {
+    const location = await runtime.locate(source, opts);
+    const core = await createCore(runtime, opts.wasm);
+    throwIfAborted(signal);
+    session = new core.LayaSession();
+
+    opened.push(...await openAll(location, files, signal, progress));
+    const text = async (file: OpenedFile): Promise<string> => {
+      const bytes = await file.reader.readRest();
+      progress.finish(file.file);
+      return decodeUtf8(bytes, file);
+    };
+    const [rlAgentConfig = '', encoderConfig = '', tokenizerJson = '', tokenizerConfig = ''] =
+      await Promise.all(opened.slice(0, kConfigFiles.length).map(text));
+    throwIfAborted(signal);
+    expectEmptyResult(session.configure(rlAgentConfig, encoderConfig, tokenizerJson, tokenizerConfig), 'configure');
+
+    const weights = opened[kConfigFiles.length];
+    if (weights !== undefined) {
+      await streamWeights(core, session, weights, signal);
+      progress.finish(weights.file);
+      throwIfAborted(signal);
+      expectEmptyResult(session.finishWeights(), 'finishWeights');
+    }
+    const config = summarizeConfig(rlAgentConfig, encoderConfig, weights?.size ?? 0);
+    const handle = { core, session };
+    const loaded = withWeights ? new LayaModel(handle, config) : new LayaPipeline(handle, config);
+    session = null;  // owned by `loaded` now
+    progress.ready();
+    return loaded;
+  } catch (error) {
+    throw signal?.aborted ? abortError(signal) : error;
+  } finally {
+    session?.delete();
+    await Promise.all(opened.map((f) => f.reader.close().catch(() => undefined)));
+  }
+}
+
+async function createCore(runtime: Runtime, wasm: LoadOptions['wasm'] & object): Promise<LayaCoreModule> {
+  try {
+    return await runtime.createCore(wasm);
+  } catch (error) {
+    if (error instanceof LayaError) throw error;
+    throw new LayaError('internal', `loading the wasm module failed: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/** Opens every file at once; if any fails, closes the others and throws the first failure. */
+async function openAll(location: CheckpointLocation, files: readonly CheckpointFileName[],
+                       signal: AbortSignal | undefined, progress: ProgressTracker): Promise<OpenedFile[]> {
+  const settled = await Promise.allSettled(files.map((file) => location.open(file, {
+    signal,
+    needSize: file === kWeightsFile,
+    onSize: (size) => progress.setSize(file, size),
+    onBytes: (bytes) => progress.add(file, bytes),
+  })));
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure !== undefined) {
+    await Promise.all(settled.map((s) => s.status === 'fulfilled' ? s.value.reader.close().catch(() => undefined) : undefined));
+    throw failure.reason;
+  }
+  const opened = settled.map((s) => (s as PromiseFulfilledResult<OpenedFile>).value);
+  for (const file of opened) progress.setSize(file.file, file.size);
+  return opened;
+}
+
+function decodeUtf8(bytes: Uint8Array, file: OpenedFile): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new LayaError('invalid_checkpoint', `${file.file}: ${file.location} is not valid UTF-8 text`, { file: file.file });
+  }
+}

@@ -1,0 +1,151 @@
+// The loaded objects handed to callers. LayaPipeline owns a session configured from the configs
+// and tokenizer only (prepare: the rows a request becomes; answer: the answer rebuilt from given
+// outputs). LayaModel adds the weights: predict, embed, forward. Both are built only by the load
+// functions, ready to use; dispose() frees the wasm session and is idempotent.
+import './dispose-symbols.js';
+import type { LayaConfigSummary } from './config-summary.js';
+import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
+import { checkSessionResult, parseSessionJson } from './core/session-result.js';
+import { LayaError } from './errors.js';
+import {
+  encodePredictOptions, encodeQuestions, encodeState, toJsonText,
+  type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport,
+  type PredictOptions, type PreparedRequest, type QuestionsInput, type RecordedOutputs, type StateInput,
+} from './request.js';
+
+/** The wasm module instance and the session living in it. */
+export interface SessionHandle {
+  core: LayaCoreModule;
+  session: LayaSessionHandle;
+}
+
+export interface EmbedOptions {
+  /** Tokens per text, specials included (HF truncation keeps [CLS] ... [SEP]). Default 512. */
+  maxLength?: number;
+}
+
+export class LayaPipeline implements AsyncDisposable, Disposable {
+  /** A summary of the checkpoint's configs. */
+  readonly config: LayaConfigSummary;
+  #handle: SessionHandle | null;
+
+  /** @internal Built by load() / loadPipeline() only. */
+  constructor(handle: SessionHandle, config: LayaConfigSummary) {
+    this.#handle = handle;
+    this.config = config;
+  }
+
+  get disposed(): boolean {
+    return this.#handle === null;
+  }
+
+  /** The rows the request becomes: per question its token ids, marker positions and qtype. */
+  async prepare(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<PreparedRequest> {
+    return JSON.parse(await this.prepareJson(state, questions, options)) as PreparedRequest;
+  }
+
+  async prepareJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
+    const what = 'prepare';
+    const s = encodeState(state, what);
+    const q = encodeQuestions(questions, what);
+    return checkSessionResult(this.session(what).prepare(s.text, s.isJson, q, encodePredictOptions(options, what)), what);
+  }
+
+  /** The answer rebuilt from given outputs (e.g. recorded logits), without running the model. */
+  async answer(state: StateInput, questions: QuestionsInput, outputs: RecordedOutputs | JsonText,
+               options?: PredictOptions): Promise<LayaResponse> {
+    return JSON.parse(await this.answerJson(state, questions, outputs, options)) as LayaResponse;
+  }
+
+  /** answer() as upstream's exact JSON text. */
+  async answerJson(state: StateInput, questions: QuestionsInput, outputs: RecordedOutputs | JsonText,
+                   options?: PredictOptions): Promise<string> {
+    const what = 'answer';
+    const s = encodeState(state, what);
+    const q = encodeQuestions(questions, what);
+    const o = toJsonText(outputs, `${what}: outputs`);
+    return checkSessionResult(
+      this.session(what).answer(s.text, s.isJson, q, encodePredictOptions(options, what), o), what);
+  }
+
+  /** Frees the wasm session. Idempotent; later calls throw a LayaError with code "disposed". */
+  dispose(): void {
+    const handle = this.#handle;
+    if (handle === null) return;
+    this.#handle = null;
+    handle.session.delete();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.dispose();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  protected session(what: string): LayaSessionHandle {
+    return this.handle(what).session;
+  }
+
+  protected handle(what: string): SessionHandle {
+    if (this.#handle === null) {
+      throw new LayaError('disposed', `${what}: this ${this.constructor.name} was disposed; load it again`);
+    }
+    return this.#handle;
+  }
+}
+
+export class LayaModel extends LayaPipeline {
+  /** Typed decisions (spec 4-5): upstream's response, parsed. */
+  async predict(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<LayaResponse> {
+    return JSON.parse(await this.predictJson(state, questions, options)) as LayaResponse;
+  }
+
+  /** predict() as upstream's exact JSON text (key order and number spelling kept). */
+  async predictJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
+    const what = 'predict';
+    const s = encodeState(state, what);
+    const q = encodeQuestions(questions, what);
+    return checkSessionResult(this.session(what).predict(s.text, s.isJson, q, encodePredictOptions(options, what)), what);
+  }
+
+  /**
+   * Mean-pooled encoder embeddings (upstream embed_fn_from_agent, spec 3.10), one Float32Array
+   * per text (copies, not views of wasm memory). null counts as "".
+   */
+  async embed(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<Float32Array[]> {
+    const what = 'embed';
+    if (!Array.isArray(texts)) throw new LayaError('invalid_request', `${what}: texts must be an array of strings`);
+    const clean = texts.map((t, i) => {
+      if (t === null || t === undefined) return '';
+      if (typeof t !== 'string') throw new LayaError('invalid_request', `${what}: texts[${i}] is ${typeof t}, not a string`);
+      return t;
+    });
+    const maxLength = options.maxLength ?? 512;
+    if (!Number.isInteger(maxLength) || maxLength < 1) {
+      throw new LayaError('invalid_request', `${what}: maxLength must be a positive integer, got ${String(maxLength)}`);
+    }
+    const result = parseSessionJson<{ embeddings?: unknown }>(this.session(what).embed(JSON.stringify(clean), maxLength), what);
+    const rows = result.embeddings;
+    if (!Array.isArray(rows) || rows.length !== clean.length) {
+      throw new LayaError('internal', `${what}: the wasm module returned ${Array.isArray(rows) ? rows.length : 'no'} embeddings for ${clean.length} texts`);
+    }
+    return rows.map((row) => Float32Array.from(row as number[]));
+  }
+
+  /** A raw forward pass in the fixture format (token ids in, logits / act / pooled out). */
+  async forward(inputs: ForwardRequest | JsonText): Promise<ForwardResult> {
+    return JSON.parse(await this.forwardJson(inputs)) as ForwardResult;
+  }
+
+  async forwardJson(inputs: ForwardRequest | JsonText): Promise<string> {
+    const what = 'forward';
+    return checkSessionResult(this.session(what).forward(toJsonText(inputs, `${what}: inputs`)), what);
+  }
+
+  /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */
+  memory(): MemoryReport {
+    return parseSessionJson<MemoryReport>(this.session('memory').memoryReport(), 'memory');
+  }
+}

@@ -1,0 +1,66 @@
+// A ByteReader over a local file: fs reads land straight in wasm memory (toolchain.md: 13-17
+// GB/s, no JS copy), in chunks so that progress is reported and an abort is noticed between them.
+import type { FileHandle } from 'node:fs/promises';
+import { LayaError, throwIfAborted } from '../errors.js';
+import type { ByteReader } from '../stream/byte-reader.js';
+
+const kChunkBytes = 16 * 1024 * 1024;
+
+export interface FileHandleReaderOptions {
+  file: string;
+  path: string;
+  size: number;
+  signal?: AbortSignal | undefined;
+  onBytes?: ((bytes: number) => void) | undefined;
+}
+
+export class FileHandleReader implements ByteReader {
+  private position = 0;
+  private closed = false;
+
+  constructor(private readonly handle: FileHandle, private readonly options: FileHandleReaderOptions) {}
+
+  async readBytes(n: number): Promise<Uint8Array> {
+    const out = new Uint8Array(n);
+    await this.readInto(() => out, 0, n);
+    return out;
+  }
+
+  async readInto(heap: () => Uint8Array, offset: number, length: number): Promise<void> {
+    let done = 0;
+    while (done < length) {
+      throwIfAborted(this.options.signal);
+      const want = Math.min(kChunkBytes, length - done);
+      const { bytesRead } = await this.handle.read(heap(), offset + done, want, this.position);
+      if (bytesRead === 0) {
+        const { file, path, size } = this.options;
+        throw new LayaError('invalid_checkpoint', `${file}: ${path} ended after ${this.position} of ${size} bytes (truncated)`, { file });
+      }
+      this.position += bytesRead;
+      done += bytesRead;
+      this.options.onBytes?.(bytesRead);
+    }
+    throwIfAborted(this.options.signal);
+  }
+
+  async readRest(): Promise<Uint8Array> {
+    const rest = await this.readBytes(Math.max(0, this.options.size - this.position));
+    await this.expectEnd();
+    return rest;
+  }
+
+  async expectEnd(): Promise<void> {
+    const probe = new Uint8Array(1);
+    const { bytesRead } = await this.handle.read(probe, 0, 1, this.position);
+    if (bytesRead !== 0) {
+      const { file, path, size } = this.options;
+      throw new LayaError('invalid_checkpoint', `${file}: ${path} grew beyond its ${size} bytes while being read`, { file });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,56 @@
+// The Node side of the Runtime: directory sources, the download cache directory, and the wasm
+// module loaded with createRequire (MODULARIZE CommonJS output) and given its .wasm bytes read
+// with fs (Node 20's global fetch breaks the Emscripten 3.1.6 loader; toolchain.md).
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { LayaCoreFactory, LayaCoreModule } from '../core/laya-core.js';
+import { LayaError } from '../errors.js';
+import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
+import { locateCommon, type Runtime } from '../runtime.js';
+import type { CheckpointLocation, CheckpointSource, DirectorySource } from '../sources/checkpoint-source.js';
+import { HttpLocation } from '../sources/http-location.js';
+import { DirectoryLocation } from './directory-location.js';
+import { FileCacheLocation, cacheRoot } from './file-cache.js';
+
+export const nodeRuntime: Runtime = {
+  async locate(source: CheckpointSource, options: ResolvedLoadOptions): Promise<CheckpointLocation> {
+    const common = locateCommon(source, options);
+    if (common === null) return new DirectoryLocation((source as DirectorySource).directory);
+    if (common instanceof HttpLocation && options.cache !== false) {
+      return new FileCacheLocation(common, cacheRoot(options.cache));
+    }
+    return common;
+  },
+
+  async createCore(wasm: WasmOptions): Promise<LayaCoreModule> {
+    if (wasm.factory !== undefined) return wasm.factory(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {});
+    const modulePath = wasm.moduleUrl !== undefined ? toPath(wasm.moduleUrl) : defaultModulePath();
+    if (!existsSync(modulePath)) {
+      throw new LayaError('internal', `the wasm module ${modulePath} is missing; build it (npm run build:wasm) or pass options.wasm.moduleUrl`);
+    }
+    const factory = factoryOf(createRequire(import.meta.url)(modulePath), modulePath);
+    const wasmPath = wasm.wasmUrl !== undefined ? toPath(wasm.wasmUrl) : modulePath.replace(/\.js$/, '.wasm');
+    const wasmBinary = wasm.wasmBinary ?? new Uint8Array(await readFile(wasmPath));
+    return factory({ wasmBinary });
+  },
+};
+
+/** dist/wasm/laya-core.js, beside this file's folder in the built package. */
+export function defaultModulePath(): string {
+  return fileURLToPath(new URL('../wasm/laya-core.js', import.meta.url));
+}
+
+function toPath(location: string | URL): string {
+  const text = String(location);
+  return text.startsWith('file:') ? fileURLToPath(text) : text;
+}
+
+function factoryOf(exported: unknown, path: string): LayaCoreFactory {
+  const candidates = [exported, (exported as { createLayaCore?: unknown })?.createLayaCore,
+    (exported as { default?: unknown })?.default];
+  const factory = candidates.find((c) => typeof c === 'function');
+  if (factory === undefined) throw new LayaError('internal', `${path} does not export the createLayaCore factory`);
+  return factory as LayaCoreFactory;
+}

@@ -1,0 +1,78 @@
+// The one options object of load() / loadPipeline(), its defaults, and the progress events.
+import { LayaError } from './errors.js';
+import type { LayaCoreFactory } from './core/laya-core.js';
+import type { FetchFunction } from './sources/http-location.js';
+
+/** Progress of a load, one callback with a discriminated union. */
+export type LoadProgressEvent =
+  /** Bytes of one file received so far (monotonic; `total` is its size). */
+  | { type: 'download'; file: string; loaded: number; total: number }
+  /** Bytes of every file together (monotonic; sent once every size is known). */
+  | { type: 'total'; loaded: number; total: number }
+  /** The model is bound and about to be returned. */
+  | { type: 'ready' };
+
+/** Where the wasm module comes from. Default: laya-core.js / laya-core.wasm in the package's dist/wasm/. */
+export interface WasmOptions {
+  /** A createLayaCore factory already loaded (e.g. by a bundler). */
+  factory?: LayaCoreFactory;
+  /** Path or URL of laya-core.js (Node: required with createRequire; browsers: loaded by a script tag). */
+  moduleUrl?: string | URL;
+  /** The .wasm bytes (otherwise Node reads them beside laya-core.js). */
+  wasmBinary?: Uint8Array;
+  /** URL of laya-core.wasm (browsers; default: beside laya-core.js). */
+  wasmUrl?: string | URL;
+}
+
+export interface LoadOptions {
+  /** Progress events; see LoadProgressEvent. */
+  onProgress?: (event: LoadProgressEvent) => void;
+  /** Aborting stops the download, frees what was allocated, and rejects with an AbortError. */
+  signal?: AbortSignal;
+  /**
+   * Keep downloaded files (Hub and URL sources only). Node: a directory path (true = the user
+   * cache dir, $XDG_CACHE_HOME/laya-wasm or ~/.cache/laya-wasm); files are reused on the next load
+   * without any request, so pin a commit rather than a moving branch, or clear the directory.
+   * Browsers: the Cache API; true = the cache "laya-wasm-v1", a string names another cache.
+   * Default false.
+   */
+  cache?: boolean | string;
+  /** The fetch used for Hub and URL sources. Default globalThis.fetch. */
+  fetch?: FetchFunction;
+  /** Worker threads. Accepted and reserved: this build runs on the calling thread. */
+  threads?: number;
+  /** Where the wasm module comes from. */
+  wasm?: WasmOptions;
+}
+
+export interface ResolvedLoadOptions {
+  onProgress: (event: LoadProgressEvent) => void;
+  signal: AbortSignal | undefined;
+  cache: boolean | string;
+  fetch: FetchFunction;
+  threads: number;
+  wasm: WasmOptions;
+}
+
+export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLoadOptions {
+  const o = options ?? {};
+  if (typeof o !== 'object') throw new LayaError('invalid_request', 'load: options must be an object');
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    throw new LayaError('invalid_request', 'load: options.onProgress must be a function');
+  }
+  if (o.cache !== undefined && typeof o.cache !== 'boolean' && (typeof o.cache !== 'string' || o.cache === '')) {
+    throw new LayaError('invalid_request', 'load: options.cache must be a boolean or a non-empty string');
+  }
+  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) {
+    throw new LayaError('invalid_request', `load: options.threads must be a positive integer, got ${String(o.threads)}`);
+  }
+  const fetchFn = o.fetch ?? (typeof fetch === 'function' ? (input: string, init?: RequestInit) => fetch(input, init) : undefined);
+  return {
+    onProgress: o.onProgress ?? (() => undefined),
+    signal: o.signal,
+    cache: o.cache ?? false,
+    fetch: fetchFn ?? (() => Promise.reject(new Error('no fetch function: pass options.fetch'))),
+    threads: o.threads ?? 1,
+    wasm: o.wasm ?? {},
+  };
+}

@@ -1,0 +1,68 @@
+// Turns bytes arriving per file into LoadProgressEvents: per file and overall, loaded never goes
+// down and reaches the total. The overall event starts once every file's size is known (a file
+// whose size is unknown until read, e.g. compressed JSON, counts from when it is finished).
+import type { LoadProgressEvent } from './options.js';
+
+interface FileProgress {
+  loaded: number;
+  size: number | undefined;
+}
+
+export class ProgressTracker {
+  private readonly files = new Map<string, FileProgress>();
+
+  constructor(private readonly emit: (event: LoadProgressEvent) => void, files: readonly string[]) {
+    for (const f of files) this.files.set(f, { loaded: 0, size: undefined });
+  }
+
+  /** The size of a file, once known (before any byte of it arrives). */
+  setSize(file: string, size: number | undefined): void {
+    this.entry(file).size = size;
+  }
+
+  add(file: string, bytes: number): void {
+    const entry = this.entry(file);
+    entry.loaded += bytes;
+    if (entry.size !== undefined) {
+      this.send({ type: 'download', file, loaded: entry.loaded, total: Math.max(entry.size, entry.loaded) });
+      this.sendTotal();
+    }
+  }
+
+  /** The file was read completely: its size is what arrived. */
+  finish(file: string): void {
+    const entry = this.entry(file);
+    const wasKnown = entry.size === entry.loaded;
+    entry.size = entry.loaded;
+    if (!wasKnown || entry.loaded === 0) {
+      this.send({ type: 'download', file, loaded: entry.loaded, total: entry.size });
+      this.sendTotal();
+    }
+  }
+
+  ready(): void {
+    this.send({ type: 'ready' });
+  }
+
+  private sendTotal(): void {
+    let loaded = 0;
+    let total = 0;
+    for (const entry of this.files.values()) {
+      if (entry.size === undefined) return;
+      loaded += entry.loaded;
+      total += Math.max(entry.size, entry.loaded);
+    }
+    this.send({ type: 'total', loaded, total });
+  }
+
+  // A callback that throws fails the load (which then frees what it allocated).
+  private send(event: LoadProgressEvent): void {
+    this.emit(event);
+  }
+
+  private entry(file: string): FileProgress {
+    const entry = this.files.get(file);
+    if (entry === undefined) throw new Error(`progress: unknown file ${file}`);
+    return entry;
+  }
+}

@@ -1,0 +1,33 @@
+// What differs between Node and browsers, behind one small interface so that a browser bundle
+// never sees a `node:` import: how a source's files are reached (directories, caches) and how
+// the wasm module is instantiated. Implementations: node/node-runtime.ts, browser/browser-runtime.ts.
+import { LayaError } from './errors.js';
+import type { LayaCoreModule } from './core/laya-core.js';
+import type { ResolvedLoadOptions, WasmOptions } from './options.js';
+import {
+  isFilesSource, isHubSource, isUrlSource,
+  type CheckpointLocation, type CheckpointSource,
+} from './sources/checkpoint-source.js';
+import { FilesLocation } from './sources/files-location.js';
+import { baseFileUrls, hubFileUrls } from './sources/file-urls.js';
+import { HttpLocation } from './sources/http-location.js';
+
+export interface Runtime {
+  /** Where the source's files are read from, with the cache option applied. */
+  locate(source: CheckpointSource, options: ResolvedLoadOptions): Promise<CheckpointLocation>;
+  /** A fresh instance of the wasm module (one per loaded model, so dispose frees its memory). */
+  createCore(wasm: WasmOptions): Promise<LayaCoreModule>;
+}
+
+/** The sources every runtime reads the same way; null for a directory (runtime-specific). */
+export function locateCommon(source: CheckpointSource, options: ResolvedLoadOptions): HttpLocation | FilesLocation | null {
+  if (typeof source !== 'object' || source === null) {
+    throw new LayaError('invalid_request', 'load: source must be an object: { repo }, { url }, { directory } or { files }');
+  }
+  if (isHubSource(source)) return new HttpLocation(hubFileUrls(source), options.fetch);
+  if (isUrlSource(source)) return new HttpLocation(baseFileUrls(source), options.fetch);
+  if (isFilesSource(source)) return new FilesLocation(source);
+  if (typeof (source as { directory?: unknown }).directory === 'string') return null;
+  throw new LayaError('invalid_request',
+    `load: source must have one of repo, url, directory or files; got keys [${Object.keys(source).join(', ')}]`);
+}

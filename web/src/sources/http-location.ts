@@ -1,0 +1,95 @@
+// Checkpoint files over HTTP(S) with fetch: the size from Content-Length (when the body is not
+// content-encoded, where the header counts compressed bytes), or, when a server omits it for the
+// weights, from a one-byte Range probe's Content-Range; the body read as a stream.
+import { LayaError, abortError, describeError, isAbortError } from '../errors.js';
+import { StreamByteReader } from '../stream/stream-byte-reader.js';
+import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from './checkpoint-source.js';
+import type { FileUrls } from './file-urls.js';
+
+export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** A fetched file: the response (status checked) and what its headers say about its size. */
+export interface FetchedFile {
+  url: string;
+  body: ReadableStream<Uint8Array>;
+  size: number | undefined;
+  headers: Headers;
+}
+
+export class HttpLocation implements CheckpointLocation {
+  readonly description: string;
+
+  constructor(readonly urls: FileUrls, private readonly fetchFn: FetchFunction) {
+    this.description = urls.description;
+  }
+
+  async open(file: CheckpointFileName, options: OpenOptions): Promise<OpenedFile> {
+    const fetched = await this.fetchFile(file, options);
+    return {
+      file,
+      location: fetched.url,
+      size: fetched.size,
+      reader: new StreamByteReader(fetched.body, {
+        file, location: fetched.url, size: fetched.size, failureCode: 'network',
+        signal: options.signal, onBytes: options.onBytes,
+      }),
+    };
+  }
+
+  /** GETs one file; HTTP errors become LayaErrors naming the file, URL and status. */
+  async fetchFile(file: CheckpointFileName, options: OpenOptions): Promise<FetchedFile> {
+    const url = this.urls.fileUrl(file);
+    const response = await this.request(file, url, options.signal);
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+      if (response.status === 404) {
+        throw new LayaError('invalid_checkpoint', `${file} not found: ${status} from ${url}`, { file, url, status: response.status });
+      }
+      throw new LayaError('network', `${file}: ${status} from ${url}`, { file, url, status: response.status });
+    }
+    if (response.body === null) {
+      throw new LayaError('network', `${file}: ${url} answered with no body`, { file, url });
+    }
+    let size = contentLength(response.headers);
+    if (size === undefined && options.needSize) {
+      size = await this.probeSize(file, url, options.signal);
+      if (size === undefined) {
+        await response.body.cancel().catch(() => undefined);
+        throw new LayaError('network',
+          `${file}: ${url} sent no usable Content-Length and no Content-Range for a Range request; ` +
+          'the size is needed to plan wasm memory before streaming', { file, url });
+      }
+    }
+    return { url, body: response.body, size, headers: response.headers };
+  }
+
+  private async request(file: string, url: string, signal: AbortSignal | undefined,
+                        headers?: Record<string, string>): Promise<Response> {
+    try {
+      return await this.fetchFn(url, { signal: signal ?? null, ...(headers ? { headers } : {}) });
+    } catch (error) {
+      if (signal?.aborted || isAbortError(error)) throw abortError(signal);
+      throw new LayaError('network', `${file}: could not fetch ${url}: ${describeError(error)}`, { file, url, cause: error });
+    }
+  }
+
+  /** The total size from a `Range: bytes=0-0` answer's Content-Range ("bytes 0-0/12345"). */
+  private async probeSize(file: string, url: string, signal: AbortSignal | undefined): Promise<number | undefined> {
+    const response = await this.request(file, url, signal, { Range: 'bytes=0-0' });
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status !== 206) return undefined;
+    const match = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
+    return match?.[1] === undefined ? undefined : Number(match[1]);
+  }
+}
+
+/** The body's size in bytes, if the headers say it (and it is not the compressed size). */
+export function contentLength(headers: Headers): number | undefined {
+  const encoding = headers.get('content-encoding');
+  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') return undefined;
+  const text = headers.get('content-length');
+  if (text === null || !/^\s*\d+\s*$/.test(text)) return undefined;
+  const size = Number(text);
+  return Number.isSafeInteger(size) ? size : undefined;
+}

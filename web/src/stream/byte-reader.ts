@@ -1,0 +1,31 @@
+// Reading one file front to back, with the two kinds of destination the loader needs: a small
+// JS array (the safetensors header, the config texts) or wasm memory at a planned offset (the
+// weights, written chunk by chunk so the file is never whole in JS; design.md "data path").
+
+export interface ByteReader {
+  /** Exactly `n` bytes into a new array; a file that ends first is an error naming it. */
+  readBytes(n: number): Promise<Uint8Array>;
+  /**
+   * The next `length` bytes written to `heap()` from `offset` on. `heap` is called again for every
+   * chunk so a view is never kept across an await.
+   */
+  readInto(heap: () => Uint8Array, offset: number, length: number): Promise<void>;
+  /** Everything left (small files only). */
+  readRest(): Promise<Uint8Array>;
+  /** Checks the file has no bytes left; more is an error naming the file. */
+  expectEnd(): Promise<void>;
+  /** Releases the file or connection. Safe to call more than once, and after an error. */
+  close(): Promise<void>;
+}
+
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const p of parts) total += p.byteLength;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
