@@ -10,6 +10,15 @@ namespace laya {
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian and is read in place");
 
+namespace {
+// std::bit_cast is missing from Emscripten 3.1.6's libc++.
+float float_from_bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+}  // namespace
+
 float f16_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exponent = (h >> 10) & 0x1Fu;
@@ -28,10 +37,10 @@ float f16_to_f32(uint16_t h) {
     mantissa = (mantissa << shift) & 0x3FFu;
     bits = sign | (static_cast<uint32_t>(127 - 14 - shift) << 23) | (mantissa << 13);
   }
-  return std::bit_cast<float>(bits);
+  return float_from_bits(bits);
 }
 
-float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+float bf16_to_f32(uint16_t h) { return float_from_bits(static_cast<uint32_t>(h) << 16); }
 
 void convert_to_f32(DType dtype, const std::byte* src, size_t count, float* dst) {
   switch (dtype) {

@@ -2,7 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -23,7 +22,8 @@ int count_mismatches(Convert convert, int mantissa_bits, int exponent_bias) {
   for (uint32_t i = 0; i < 65536; ++i) {
     const auto bits = static_cast<uint16_t>(i);
     const float got = convert(bits);
-    const uint32_t got_bits = std::bit_cast<uint32_t>(got);
+    uint32_t got_bits;
+    std::memcpy(&got_bits, &got, sizeof got_bits);  // no std::bit_cast in Emscripten 3.1.6
     bool ok;
     if (is_nan_encoding(bits, mantissa_bits)) {
       // A NaN keeps its sign and its payload, shifted into the top of the f32 mantissa.

@@ -2,7 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
