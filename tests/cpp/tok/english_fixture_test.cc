@@ -72,3 +72,24 @@ TEST_CASE("spec 4.3 spot checks give the documented English ids") {
   REQUIRE(leading.size() == 2);
   CHECK(leading[0] == 50276);
 }
+
+TEST_CASE("the English tokenizer agrees with Hugging Face tokenizers on a corpus of hard inputs") {
+  // tests/data/tok/english-hf-corpus.jsonl: ids from the real Hugging Face implementation (README).
+  std::istringstream lines(read_file(laya::tok::testing::data_path("tok/english-hf-corpus.jsonl")));
+  std::string line;
+  size_t texts = 0, mismatches = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    auto row = laya::json::parse(line, "english-hf-corpus.jsonl");
+    REQUIRE(row.ok());
+    ++texts;
+    const std::string& text = row.value().find("text")->as_string();
+    if (english().encode(text) != ids_of(*row.value().find("ids"))) {
+      ++mismatches;
+      FAIL_CHECK("ids differ for " << text.substr(0, 120));
+    }
+  }
+  MESSAGE("checked " << texts << " texts, " << mismatches << " mismatches");
+  CHECK(texts > 1600);
+  CHECK(mismatches == 0);
+}
