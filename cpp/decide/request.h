@@ -1,0 +1,88 @@
+// One predict(state, questions) call end to end, given the pieces that live elsewhere: a text
+// encoder (the tokenizer, special tokens off), the special ids and mask literal, the budgets and
+// calibration of the checkpoint, and a forward callback that runs the model on the rows (spec 0).
+// Split in two so a caller can run the model in between: prepare_request (validation, rendering,
+// tokenization, build_sequence) and answer_request (the response JSON from the model's outputs).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "decide/answer.h"
+#include "decide/question.h"
+#include "decide/sequence.h"
+#include "util/json.h"
+#include "util/status.h"
+
+namespace laya::decide {
+
+// Which upstream the request and the response follow.
+struct Dialect {
+  bool instructions_ensure_ascii = false;  // json.dumps of non-string instructions
+  bool answer_confidence = true;           // answers[q].answer_confidence
+  bool usage_options = true;               // usage.options for questions whose options collapsed
+
+  static Dialect current() { return {}; }
+  // The shape of Laya 0.3.7 and of the kime / laya-js fixtures.
+  static Dialect v0_3_7() { return {true, false, false}; }
+};
+
+struct DecideConfig {
+  SpecialIds special;
+  std::string mask_literal;  // e.g. "[MASK]"; scrubbed from user text
+  Budgets budgets;
+  Calibration calibration;
+  Dialect dialect;
+};
+
+// The tokenizer's ids for a text, with no special tokens added.
+using TextEncoder = std::function<std::vector<int32_t>(std::string_view)>;
+
+// One model input row per question.
+struct Row {
+  std::vector<int32_t> ids;
+  std::vector<int32_t> markers;
+  QType qtype = QType::kChoice;
+};
+
+// The model's raw outputs for one row: one logit per marker, the act head's logits.
+struct RowOutput {
+  std::vector<float> logits;
+  std::vector<float> act;
+};
+
+// Runs the model on every row (in order) and returns one output per row.
+using Forward = std::function<Result<std::vector<RowOutput>>(const std::vector<Row>&)>;
+
+struct PreparedRequest {
+  std::vector<Question> questions;  // validated, in request order
+  std::vector<Row> rows;            // one per question
+  std::vector<OptionStats> option_stats;
+  int64_t input_tokens = 0;         // Σ row lengths (usage.input_tokens)
+};
+
+// Validates the questions, renders and tokenizes the state once and every question's pieces, and
+// builds each row. Empty `questions` gives no rows and never calls the encoder.
+Result<PreparedRequest> prepare_request(const json::Value& state, const json::Value& questions,
+                                        const TextEncoder& encode, const DecideConfig& config);
+
+// The response JSON, {"model": "laya-rl-agent", "answers": {...}, "usage": {...}}, from one output
+// per row. Keys in upstream's order, numbers as Python prints them, non-ASCII kept as UTF-8.
+Result<std::string> answer_request(const PreparedRequest& request, const std::vector<RowOutput>& outputs,
+                                   const DecideConfig& config);
+
+// prepare_request, forward, answer_request.
+Result<std::string> predict(const json::Value& state, const json::Value& questions, const TextEncoder& encode,
+                            const Forward& forward, const DecideConfig& config);
+
+enum class StateForm {
+  kText,  // the state is this text, verbatim
+  kJson,  // the state is this JSON document (NaN / Infinity accepted, as Python's json reads them)
+};
+
+Result<json::Value> parse_state(std::string_view text, StateForm form);
+
+}  // namespace laya::decide
