@@ -1,0 +1,123 @@
+// LayaModel / LayaPipeline over the fake module: what crosses the wasm boundary for each call,
+// copies instead of views, and the dispose contract (idempotent, await using, use after dispose).
+import { LayaError } from '../../web/src/errors.js';
+import { loadModelWith, loadPipelineWith } from '../../web/src/load.js';
+import type { LayaModel } from '../../web/src/model.js';
+import { nodeRuntime } from '../../web/src/node/node-runtime.js';
+import { FakeCore } from './helpers/fake-core.js';
+import { kTinyCheckpoint, safetensorsDataSection } from './helpers/fixtures.js';
+import { join } from 'node:path';
+
+async function loadFake(fake = new FakeCore()): Promise<LayaModel> {
+  return loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: { factory: fake.factory } });
+}
+
+interface Echo {
+  method: string;
+  state: string;
+  stateIsJson: boolean;
+  questions: string;
+  options: string;
+  outputs?: string;
+}
+
+describe('what predict sends to the engine', () => {
+  test('a string state is text; a JS value and { json } are JSON text, the latter untouched', async () => {
+    const model = await loadFake();
+    const questions = { q: { type: 'noul' as const, instructions: 'Is it?' } };
+    const asText = JSON.parse(await model.predictJson('hello\n', questions)) as Echo;
+    expect(asText).toMatchObject({ method: 'predict', state: 'hello\n', stateIsJson: false, options: '{}' });
+    expect(JSON.parse(asText.questions)).toEqual(questions);
+    const asValue = (await model.predict({ b: 1, a: [2] }, questions)) as unknown as Echo;
+    expect(asValue).toMatchObject({ state: '{"b":1,"a":[2]}', stateIsJson: true });
+    const raw = '{"2": 1.0, "1": 1e-05}';
+    const asJson = (await model.predict({ json: raw }, { json: '{"9": {"type": "noul", "instructions": "x"}, "1": {}}' },
+      { shape: '0.3.7' })) as unknown as Echo;
+    expect(asJson).toMatchObject({ state: raw, stateIsJson: true, questions: '{"9": {"type": "noul", "instructions": "x"}, "1": {}}',
+      options: '{"shape":"0.3.7"}' });
+    model.dispose();
+  });
+
+  test('bad arguments are invalid_request naming the argument', async () => {
+    const model = await loadFake();
+    await expect(model.predict('s', [] as never)).rejects.toThrow('predict: questions must be an object keyed by question id');
+    await expect(model.predict(undefined, {})).rejects.toThrow('predict: state is undefined, not a JSON value');
+    await expect(model.predict('s', {}, { shape: '0.4' as never })).rejects.toThrow('shape must be "current" or "0.3.7"');
+    await expect(model.embed(['a', 3 as never])).rejects.toThrow('embed: texts[1] is number, not a string');
+    await expect(model.embed(['a'], { maxLength: 0 })).rejects.toThrow('maxLength must be a positive integer');
+    model.dispose();
+  });
+
+  test('prepare and answer pass the outputs as JSON text', async () => {
+    const pipeline = await loadPipelineWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: { factory: new FakeCore().factory } });
+    const echo = (await pipeline.answer('s', { json: '{}' }, { logits: [[1, 2]], act: [[3, 4]] })) as unknown as Echo;
+    expect(echo).toMatchObject({ method: 'answer', outputs: '{"logits":[[1,2]],"act":[[3,4]]}' });
+    expect(((await pipeline.prepare('s', { json: '{}' })) as unknown as Echo).method).toBe('prepare');
+    pipeline.dispose();
+  });
+});
+
+describe('results', () => {
+  test('embed returns Float32Array copies, one per text, with null read as ""', async () => {
+    const fake = new FakeCore({ embed: (texts, maxLength) => texts.map((t) => [t.length, maxLength, 0.1]) });
+    const model = await loadFake(fake);
+    const rows = await model.embed(['abc', null], { maxLength: 16 });
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toBeInstanceOf(Float32Array);
+    expect(Array.from(rows[0] as Float32Array)).toEqual([3, 16, Math.fround(0.1)]);
+    expect(Array.from(rows[1] as Float32Array)).toEqual([0, 16, Math.fround(0.1)]);
+    expect((rows[0] as Float32Array).buffer).not.toBe((rows[1] as Float32Array).buffer);
+    model.dispose();
+  });
+
+  test('forward and memory parse what the engine returns', async () => {
+    const model = await loadFake();
+    const result = await model.forward({ inputs: [{ ids: [1, 5, 7], markers: [1, 2], qtype: 0 }], embed_inputs: [{ ids: [1, 2] }] });
+    expect(result).toEqual({ expected: [{ logits: [5, 7], act: [3, 0.5] }], embed_expected: [{ pooled: [2] }] });
+    expect(model.memory().weightsBytes).toBe(safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')).byteLength);
+    expect(model.memory().wasmMemoryBytes).toBeGreaterThanOrEqual(model.memory().weightsBytes);
+    model.dispose();
+  });
+
+  test('an engine error becomes a LayaError with its code', async () => {
+    const fake = new FakeCore();
+    const model = await loadFake(fake);
+    fake.session.predict = () => '{"error":{"code":"invalid_request","message":"question \'q\': no \'instructions\'"}}';
+    const error = await model.predict('s', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LayaError);
+    expect(error).toMatchObject({ code: 'invalid_request', message: "question 'q': no 'instructions'" });
+    model.dispose();
+  });
+});
+
+describe('dispose', () => {
+  test('is idempotent and deletes the session once', async () => {
+    const fake = new FakeCore();
+    const model = await loadFake(fake);
+    expect(model.disposed).toBe(false);
+    model.dispose();
+    model.dispose();
+    await model[Symbol.asyncDispose]();
+    expect(model.disposed).toBe(true);
+    expect(fake.deleted).toBe(1);
+  });
+
+  test('await using disposes at the end of the block', async () => {
+    const fake = new FakeCore();
+    {
+      await using model = await loadFake(fake);
+      expect(model.config.hiddenSize).toBe(64);
+      expect(fake.live).toBe(1);
+    }
+    expect(fake.live).toBe(0);
+  });
+
+  test('using a disposed model is a clear "disposed" error', async () => {
+    const model = await loadFake();
+    model.dispose();
+    const error = await model.predict('s', {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'disposed' });
+    expect((error as Error).message).toBe('predict: this LayaModel was disposed; load it again');
+    expect(() => model.memory()).toThrow('memory: this LayaModel was disposed');
+  });
+});
