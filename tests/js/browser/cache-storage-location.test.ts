@@ -18,7 +18,7 @@ class MemoryCache implements CacheLike {
   readonly entries = new Map<string, { body: Uint8Array; headers: Headers }>();
   async match(url: string): Promise<Response | undefined> {
     const entry = this.entries.get(url);
-    return entry && new Response(entry.body, { headers: entry.headers });
+    return entry && new Response(entry.body as BodyInit, { headers: entry.headers });
   }
   async put(url: string, response: Response): Promise<void> {
     const body = new Uint8Array(await response.arrayBuffer());

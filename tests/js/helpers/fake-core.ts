@@ -11,6 +11,8 @@ export interface FakeCoreOptions {
   embed?: (texts: string[], maxLength: number) => number[][];
   /** planWeights fails with this error code. */
   failPlan?: string;
+  /** Called on every new session, e.g. to replace a method. */
+  customize?: (session: FakeSession) => void;
 }
 
 export class FakeCore {
@@ -51,6 +53,7 @@ class FakeModule implements LayaCoreModule {
       constructor() {
         super(owner, module);
         owner.sessions.push(this);
+        owner.options.customize?.(this);
       }
     };
   }

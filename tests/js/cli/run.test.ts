@@ -1,0 +1,144 @@
+// The laya-wasm command line over the fake wasm module: usage errors exit 2 with one line naming
+// the fault, failures exit 1, and each command writes what the engine returned; parity compares
+// prepared rows and rebuilt answers with upstream's recordings.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { f32Text, runCli } from '../../../web/src/cli/run.js';
+import { FakeCore, type FakeSession } from '../helpers/fake-core.js';
+import { kTinyCheckpoint, kUpstreamDir } from '../helpers/fixtures.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'laya-cli-test-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(argv: string[], fake = new FakeCore()): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(argv, {
+    stdout: (t) => { stdout += t; },
+    stderr: (t) => { stderr += t; },
+    loadOptions: { wasm: { factory: fake.factory } },
+  });
+  return { status, stdout, stderr };
+}
+
+describe('arguments', () => {
+  test('no command prints the usage to stderr and exits 2; --help prints it to stdout', async () => {
+    expect(await run([])).toMatchObject({ status: 2, stdout: '' });
+    expect((await run([])).stderr).toContain('Usage: laya-wasm <command>');
+    expect(await run(['--help'])).toMatchObject({ status: 0, stderr: '' });
+  });
+
+  test.each([
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [['predict', '--model', 'x', '--state', 's'], 'predict: missing --questions'],
+    [['embed', '--model', 'x', '--texts', '[]', '--colour', 'red'], 'embed: unknown option --colour'],
+    [['embed', '--model', 'x', '--texts'], 'embed: --texts needs a value'],
+    [['embed', '--model', kTinyCheckpoint, '--texts', '[1]'], '--texts must be a JSON array of strings'],
+    [['embed', '--model', kTinyCheckpoint, '--texts', '[]', '--max-length', '0'], '--max-length must be a positive integer, got "0"'],
+    [['predict', '--model', kTinyCheckpoint, '--questions', '{}'], 'predict: give exactly one of --state and --state-json'],
+    [['predict', '--model', kTinyCheckpoint, '--questions', '{}', '--state', 's', '--shape', '1'], '--shape must be "current" or "0.3.7", got "1"'],
+  ])('%j exits 2 naming the fault', async (argv, message) => {
+    const result = await run(argv);
+    expect(result.status).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(`laya-wasm: ${message}`);
+  });
+
+  test('a checkpoint directory missing a file exits 1 with one line naming it', async () => {
+    const result = await run(['forward', '--model', dir, '--inputs', '/dev/null']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^laya-wasm: (rl_agent_config\.json|encoder\/config\.json|tokenizer\/tokenizer(_config)?\.json|model\.safetensors) not found in .*\n$/);
+  });
+});
+
+describe('commands', () => {
+  test('forward writes the engine output to --out', async () => {
+    const inputs = join(dir, 'in.json');
+    writeFileSync(inputs, '{"inputs": [{"ids": [1, 9, 4], "markers": [1], "qtype": 0}]}');
+    const out = join(dir, 'out.json');
+    const result = await run(['forward', '--model', kTinyCheckpoint, '--inputs', inputs, '--out', out]);
+    expect(result).toMatchObject({ status: 0, stderr: '' });
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ expected: [{ logits: [9], act: [3, 0.5] }], embed_expected: [] });
+  });
+
+  test('predict reads a text state from @file without its trailing newline and passes questions as written', async () => {
+    const state = join(dir, 'state.txt');
+    writeFileSync(state, 'line one\nline two\n');
+    const questions = join(dir, 'q.json');
+    writeFileSync(questions, '{"2": {"type": "noul", "instructions": "x"}, "1": {"type": "noul", "instructions": "y"}}');
+    const result = await run(['predict', '--model', kTinyCheckpoint, '--state', `@${state}`, '--questions', `@${questions}`, '--shape', '0.3.7']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      method: 'predict', state: 'line one\nline two', stateIsJson: false,
+      questions: '{"2": {"type": "noul", "instructions": "x"}, "1": {"type": "noul", "instructions": "y"}}',
+      options: '{"shape":"0.3.7"}',
+    });
+  });
+
+  test('embed prints each float as the shortest text that reads back as the same f32', async () => {
+    const fake = new FakeCore({ embed: (texts) => texts.map(() => [Math.fround(0.1), -2, Math.fround(1 / 3)]) });
+    const result = await run(['embed', '--model', kTinyCheckpoint, '--texts', '["a", "b"]', '--max-length', '8'], fake);
+    expect(result.stdout).toBe('{"embeddings": [[0.1, -2, 0.33333334], [0.1, -2, 0.33333334]]}\n');
+    expect(f32Text(Math.fround(1e-7))).toBe('1e-7');
+  });
+});
+
+describe('parity', () => {
+  const cases = readFileSync(join(kUpstreamDir, 'cases.jsonl'), 'utf8').trim().split('\n').slice(0, 3);
+  const recorded = readFileSync(join(kUpstreamDir, 'recorded.jsonl'), 'utf8').trim().split('\n').slice(0, 3);
+  interface Rec { id: string; questions: Array<{ qid: string; ids: number[]; markers: number[]; logits: number[]; act_probs: number[] }>; answer: unknown }
+  const byState = new Map<string, Rec>();
+  cases.forEach((line, i) => {
+    const c = JSON.parse(line) as { state: unknown };
+    byState.set(typeof c.state === 'string' ? c.state : JSON.stringify(c.state), JSON.parse(recorded[i] as string) as Rec);
+  });
+  const key = (state: string, isJson: boolean): string => (isJson ? JSON.stringify(JSON.parse(state)) : state);
+
+  /** A session that answers what upstream recorded (the answer written compactly, so only the canonical comparison can match it). */
+  const replaying = (mutate?: (rec: Rec) => void) => (session: FakeSession): void => {
+    session.prepare = (state, isJson) => {
+      const rec = structuredClone(byState.get(key(state, isJson)) as Rec);
+      mutate?.(rec);
+      return JSON.stringify({ questions: rec.questions.map((q) => ({ qid: q.qid, ids: q.ids, markers: q.markers, qtype: 0 })) });
+    };
+    session.answer = (state, isJson, _q, _o, outputs) => {
+      const rec = byState.get(key(state, isJson)) as Rec;
+      expect(JSON.parse(outputs)).toEqual({ logits: rec.questions.map((q) => q.logits), act: rec.questions.map((q) => q.act_probs) });
+      return JSON.stringify(rec.answer).replace(/"act_probability":1\b(?!\.)/g, '"act_probability":1.0');
+    };
+  };
+
+  function files(): string[] {
+    const c = join(dir, 'cases.jsonl');
+    const r = join(dir, 'recorded.jsonl');
+    writeFileSync(c, `${cases.join('\n')}\n`);
+    writeFileSync(r, `${recorded.join('\n')}\n`);
+    return ['--cases', c, '--recorded', r];
+  }
+
+  test('passes when ids, markers and the answer match; loads no weights; writes one line per case', async () => {
+    const fake = new FakeCore({ customize: replaying() });
+    const out = join(dir, 'results.jsonl');
+    // The upstream fixture folder has configs and a tokenizer but no model.safetensors.
+    const result = await run(['parity', '--model', join(kUpstreamDir, 'english'), ...files(), '--out', out], fake);
+    expect(result.stdout).toBe('3 passed, 0 failed\n');
+    expect(result.status).toBe(0);
+    expect(fake.session.calls.filter((c) => c !== 'prepare' && c !== 'answer')).toEqual(['configure', 'delete']);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; questions: unknown[]; answer: unknown });
+    expect(lines.map((l) => l.id)).toEqual(cases.map((c) => (JSON.parse(c) as { id: string }).id));
+    expect(lines[0]?.answer).toEqual((JSON.parse(recorded[0] as string) as Rec).answer);
+  });
+
+  test('reports the first difference of a marker and of the answer, and exits 1', async () => {
+    const fake = new FakeCore({ customize: replaying((rec) => { if (rec.questions[0]) rec.questions[0].markers[0]! += 1; }) });
+    const result = await run(['parity', '--model', join(kUpstreamDir, 'english'), ...files()], fake);
+    expect(result.status).toBe(1);
+    const firstId = (JSON.parse(cases[0] as string) as { id: string }).id;
+    const firstQid = (JSON.parse(recorded[0] as string) as Rec).questions[0]?.qid;
+    expect(result.stdout).toContain(`FAIL ${firstId}: ${firstQid}.markers[0]: expected`);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('0 passed, 3 failed');
+  });
+});
