@@ -331,7 +331,7 @@ Result<Header> parse_header(std::string_view header_json, uint64_t file_size) {
 
 Result<Header> parse_file_header(std::span<const std::byte> file) {
   std::array<std::byte, 8> prefix{};
-  std::memcpy(prefix.data(), file.data(), std::min<size_t>(file.size(), 8));
+  if (!file.empty()) std::memcpy(prefix.data(), file.data(), std::min<size_t>(file.size(), 8));
   LAYA_ASSIGN_OR_RETURN(uint64_t n, read_header_length(prefix, file.size()));
   std::string_view json(reinterpret_cast<const char*>(file.data()) + 8, n);
   return parse_header(json, file.size());

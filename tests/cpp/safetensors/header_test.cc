@@ -252,3 +252,28 @@ TEST_CASE("both reference fixture checkpoints have valid headers") {
     CHECK(temperature->end == h.data_length);
   }
 }
+
+TEST_CASE("truncated and corrupted copies of a real header are rejected or parsed, never crash") {
+  auto file = read_file(std::string(LAYA_SHARED_DIR) + "/fixtures/reference/tiny-fanin/checkpoint/model.safetensors");
+  auto n = read_header_length(std::span<const std::byte, 8>(file.data(), 8), file.size());
+  REQUIRE(n.ok());
+  const std::string header(reinterpret_cast<const char*>(file.data()) + 8, n.value());
+  int truncated_accepted = 0;
+  for (size_t len = 0; len < header.size(); len += 3) {
+    truncated_accepted += parse_header(header.substr(0, len), file.size()).ok();
+  }
+  CHECK(truncated_accepted == 0);
+  // Single-byte corruptions: most are rejected; those that parse must still describe tensors that
+  // tile the data section.
+  for (size_t i = 0; i < header.size(); i += 5) {
+    for (char c : {'"', '{', ']', '9', '-', ' ', 'e'}) {
+      std::string corrupted = header;
+      corrupted[i] = c;
+      auto r = parse_header(corrupted, file.size());
+      if (!r.ok()) continue;
+      uint64_t covered = 0;
+      for (const auto& t : r.value().tensors) covered += t.byte_size();
+      CHECK(covered == r.value().data_length);
+    }
+  }
+}
