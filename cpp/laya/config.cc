@@ -59,7 +59,7 @@ class Fields {
     if (!v->is_integer()) return wrong_type(key, "a positive integer", *v);
     auto i = v->as_int64();
     if (i && *i > 0 && *i <= max) return *i;
-    if (!i || *i > max) {
+    if ((!i && v->number_text()[0] != '-') || (i && *i > max)) {
       return unsupported_model(std::string(file_) + ": " + std::string(key) + " " + v->number_text() +
                                " is larger than this engine supports (at most " + std::to_string(max) + ")");
     }

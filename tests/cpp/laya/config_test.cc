@@ -262,6 +262,8 @@ TEST_CASE("hostile configs are rejected with the right code and a message naming
       {"head_layers negative", kAgent.with("head_layers", "-2"), kEncoder, kInvalid, {"head_layers", "got -2"}},
       {"head_layers fractional", kAgent.with("head_layers", "2.0"), kEncoder, kInvalid, {"head_layers", "got 2.0"}},
       {"head_layers null", kAgent.with("head_layers", "null"), kEncoder, kInvalid, {"head_layers", "got null"}},
+      {"head_layers hugely negative", kAgent.with("head_layers", "-99999999999999999999"), kEncoder, kInvalid,
+       {"head_layers must be a positive integer, got -99999999999999999999"}},
       {"head_layers absurd", kAgent.with("head_layers", "100000"), kEncoder, kUnsupported,
        {"head_layers 100000 is larger than this engine supports"}},
       {"max_len a string", kAgent.with("max_len", "\"512\""), kEncoder, kInvalid,
