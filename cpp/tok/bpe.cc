@@ -62,9 +62,14 @@ Result<Bpe> Bpe::parse(const json::Value& model, const FieldPath& at) {
   if (!merges || !merges->is_array()) return at.invalid("merges", "must be an array");
   const FieldPath merges_at = at.child("merges");
   b.merges_.reserve(merges->items().size());
+  // Hugging Face reads either all "a b" strings or all [a, b] pairs, never a mix.
+  const bool strings = !merges->items().empty() && merges->items()[0].is_string();
   for (size_t rank = 0; rank < merges->items().size(); ++rank) {
     const json::Value& m = merges->items()[rank];
     std::string_view left, right;
+    if (m.is_string() != strings) {
+      return merges_at.invalid("[" + std::to_string(rank) + "]", "mixes \"a b\" strings with [\"a\", \"b\"] pairs");
+    }
     if (m.is_string()) {
       // "a b": exactly one space (Hugging Face rejects any other count).
       const std::string& s = m.as_string();

@@ -14,6 +14,13 @@ namespace {
 constexpr std::string_view kTokenizerFile = "tokenizer.json";
 constexpr std::string_view kConfigFile = "tokenizer_config.json";
 
+// A checkpoint file that is not JSON is a broken checkpoint, whatever the parser calls it.
+Result<json::Value> parse_file(std::string_view text, std::string_view file) {
+  auto v = json::parse(text, file);
+  if (!v.ok()) return invalid_checkpoint(v.error().message);
+  return v;
+}
+
 const json::Value& member_or_null(const json::Value& object, std::string_view key) {
   static const json::Value kNull;
   const json::Value* v = object.find(key);
@@ -101,8 +108,8 @@ std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
 }
 
 Result<Tokenizer> Tokenizer::load(std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
-  LAYA_ASSIGN_OR_RETURN(const json::Value root, json::parse(tokenizer_json, kTokenizerFile));
-  LAYA_ASSIGN_OR_RETURN(const json::Value config, json::parse(tokenizer_config_json, kConfigFile));
+  LAYA_ASSIGN_OR_RETURN(const json::Value root, parse_file(tokenizer_json, kTokenizerFile));
+  LAYA_ASSIGN_OR_RETURN(const json::Value config, parse_file(tokenizer_config_json, kConfigFile));
   if (!root.is_object()) return invalid_checkpoint(std::string(kTokenizerFile) + " must be a JSON object");
   if (!config.is_object()) return invalid_checkpoint(std::string(kConfigFile) + " must be a JSON object");
 
