@@ -79,6 +79,23 @@ describe('results', () => {
     model.dispose();
   });
 
+  test('forward can run every sequence alone', async () => {
+    const model = await loadFake();
+    const result = await model.forward({ inputs: [{ ids: [1, 5], markers: [1], qtype: 0 }] }, { eachAlone: true });
+    expect(result).toMatchObject({ alone: true, expected: [{ logits: [5] }] });
+    model.dispose();
+  });
+
+  test('load-time warnings go to onWarning and stay on the model', async () => {
+    const fake = new FakeCore({ warnings: ['laya: this checkpoint ships invalid temperatures'] });
+    const told: string[] = [];
+    const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint },
+      { wasm: { factory: fake.factory }, onWarning: (w) => told.push(w) });
+    expect(told).toEqual(['laya: this checkpoint ships invalid temperatures']);
+    expect(model.warnings).toEqual(told);
+    model.dispose();
+  });
+
   test('an engine error becomes a LayaError with its code', async () => {
     const fake = new FakeCore();
     const model = await loadFake(fake);

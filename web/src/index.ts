@@ -1,7 +1,7 @@
 // The public surface shared by the Node and browser builds. The entry points index.node.ts and
 // index.browser.ts add load() / loadPipeline() bound to their runtime (package.json "exports").
 export { LayaError, type LayaErrorCode } from './errors.js';
-export type { LayaModel, LayaPipeline, EmbedOptions } from './model.js';
+export type { EmbedOptions, ForwardOptions, LayaModel, LayaPipeline } from './model.js';
 export type { LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
 export type { LayaConfigSummary } from './config-summary.js';
 export type {

@@ -4,7 +4,7 @@
 // model.safetensors streams into wasm memory (weights-streamer.ts).
 import { summarizeConfig } from './config-summary.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
-import { expectEmptyResult } from './core/session-result.js';
+import { expectEmptyResult, parseSessionJson } from './core/session-result.js';
 import { LayaError, abortError, describeError, throwIfAborted } from './errors.js';
 import { LayaModel, LayaPipeline } from './model.js';
 import { resolveLoadOptions, type LoadOptions } from './options.js';
@@ -58,9 +58,14 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
       expectEmptyResult(session.finishWeights(), 'finishWeights');
     }
     const config = summarizeConfig(rlAgentConfig, encoderConfig, weights?.size ?? 0);
+    const warnings = parseSessionJson<unknown>(session.warnings(), 'warnings');
+    if (!Array.isArray(warnings) || warnings.some((w) => typeof w !== 'string')) {
+      throw new LayaError('internal', 'warnings: the wasm module did not return an array of strings');
+    }
     const handle = { core, session };
-    const loaded = withWeights ? new LayaModel(handle, config) : new LayaPipeline(handle, config);
+    const loaded = withWeights ? new LayaModel(handle, config, warnings) : new LayaPipeline(handle, config, warnings);
     session = null;  // owned by `loaded` now
+    for (const warning of warnings) opts.onWarning(warning);
     progress.ready();
     return loaded;
   } catch (error) {

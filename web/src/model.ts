@@ -24,15 +24,23 @@ export interface EmbedOptions {
   maxLength?: number;
 }
 
+export interface ForwardOptions {
+  /** Run every sequence alone instead of packed in one batch (same numbers up to rounding). */
+  eachAlone?: boolean;
+}
+
 export class LayaPipeline implements AsyncDisposable, Disposable {
   /** A summary of the checkpoint's configs. */
   readonly config: LayaConfigSummary;
+  /** Load-time warnings, e.g. temperatures clamped to [0.5, 5] (spec 5.1). */
+  readonly warnings: readonly string[];
   #handle: SessionHandle | null;
 
   /** @internal Built by load() / loadPipeline() only. */
-  constructor(handle: SessionHandle, config: LayaConfigSummary) {
+  constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = []) {
     this.#handle = handle;
     this.config = config;
+    this.warnings = Object.freeze([...warnings]);
   }
 
   get disposed(): boolean {
@@ -134,14 +142,19 @@ export class LayaModel extends LayaPipeline {
     return rows.map((row) => Float32Array.from(row as number[]));
   }
 
-  /** A raw forward pass in the fixture format (token ids in, logits / act / pooled out). */
-  async forward(inputs: ForwardRequest | JsonText): Promise<ForwardResult> {
-    return JSON.parse(await this.forwardJson(inputs)) as ForwardResult;
+  /**
+   * A raw forward pass in the fixture format (token ids in, logits / act / pooled out): the
+   * sequences packed into one batch, or with `eachAlone` each run by itself.
+   */
+  async forward(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<ForwardResult> {
+    return JSON.parse(await this.forwardJson(inputs, options)) as ForwardResult;
   }
 
-  async forwardJson(inputs: ForwardRequest | JsonText): Promise<string> {
+  async forwardJson(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<string> {
     const what = 'forward';
-    return checkSessionResult(this.session(what).forward(toJsonText(inputs, `${what}: inputs`)), what);
+    const session = this.session(what);
+    const text = toJsonText(inputs, `${what}: inputs`);
+    return checkSessionResult(options.eachAlone ? session.forwardEachAlone(text) : session.forward(text), what);
   }
 
   /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */

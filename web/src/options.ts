@@ -39,6 +39,11 @@ export interface LoadOptions {
   cache?: boolean | string;
   /** The fetch used for Hub and URL sources. Default globalThis.fetch. */
   fetch?: FetchFunction;
+  /**
+   * Told of each load-time warning, e.g. temperatures clamped to [0.5, 5] (spec 5.1), which
+   * upstream reports as a RuntimeWarning. Default console.warn. The model's `warnings` keeps them.
+   */
+  onWarning?: (message: string) => void;
   /** Worker threads. Accepted and reserved: this build runs on the calling thread. */
   threads?: number;
   /** Where the wasm module comes from. */
@@ -47,6 +52,7 @@ export interface LoadOptions {
 
 export interface ResolvedLoadOptions {
   onProgress: (event: LoadProgressEvent) => void;
+  onWarning: (message: string) => void;
   signal: AbortSignal | undefined;
   cache: boolean | string;
   fetch: FetchFunction;
@@ -60,6 +66,9 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
     throw new LayaError('invalid_request', 'load: options.onProgress must be a function');
   }
+  if (o.onWarning !== undefined && typeof o.onWarning !== 'function') {
+    throw new LayaError('invalid_request', 'load: options.onWarning must be a function');
+  }
   if (o.cache !== undefined && typeof o.cache !== 'boolean' && (typeof o.cache !== 'string' || o.cache === '')) {
     throw new LayaError('invalid_request', 'load: options.cache must be a boolean or a non-empty string');
   }
@@ -69,6 +78,7 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   const fetchFn = o.fetch ?? (typeof fetch === 'function' ? (input: string, init?: RequestInit) => fetch(input, init) : undefined);
   return {
     onProgress: o.onProgress ?? (() => undefined),
+    onWarning: o.onWarning ?? ((message: string) => console.warn(message)),
     signal: o.signal,
     cache: o.cache ?? false,
     fetch: fetchFn ?? (() => Promise.reject(new Error('no fetch function: pass options.fetch'))),

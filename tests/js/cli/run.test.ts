@@ -126,7 +126,7 @@ describe('parity', () => {
     const result = await run(['parity', '--model', join(kUpstreamDir, 'english'), ...files(), '--out', out], fake);
     expect(result.stdout).toBe('3 passed, 0 failed\n');
     expect(result.status).toBe(0);
-    expect(fake.session.calls.filter((c) => c !== 'prepare' && c !== 'answer')).toEqual(['configure', 'delete']);
+    expect(fake.session.calls.filter((c) => c !== 'prepare' && c !== 'answer')).toEqual(['configure', 'warnings', 'delete']);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; questions: unknown[]; answer: unknown });
     expect(lines.map((l) => l.id)).toEqual(cases.map((c) => (JSON.parse(c) as { id: string }).id));
     expect(lines[0]?.answer).toEqual((JSON.parse(recorded[0] as string) as Rec).answer);

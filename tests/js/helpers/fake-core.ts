@@ -11,6 +11,8 @@ export interface FakeCoreOptions {
   embed?: (texts: string[], maxLength: number) => number[][];
   /** planWeights fails with this error code. */
   failPlan?: string;
+  /** What warnings() reports. */
+  warnings?: string[];
   /** Called on every new session, e.g. to replace a method. */
   customize?: (session: FakeSession) => void;
 }
@@ -145,6 +147,15 @@ export class FakeSession implements LayaSessionHandle {
       expected: request.inputs.map((input) => ({ logits: input.markers.map((m) => input.ids[m] ?? 0), act: [input.ids.length, 0.5] })),
       embed_expected: (request.embed_inputs ?? []).map((input) => ({ pooled: [input.ids.length] })),
     });
+  }
+
+  forwardEachAlone(inputsJson: string): string {
+    return this.forward(inputsJson).replace('{', '{"alone": true, ');
+  }
+
+  warnings(): string {
+    this.alive('warnings');
+    return JSON.stringify(this.owner.options.warnings ?? []);
   }
 
   predict(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string {

@@ -67,7 +67,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const flag = (name: string): string | undefined => args.flags.get(name);
   const model = flag('model') as string;
-  const options: LoadOptions = { ...io.loadOptions };
+  const options: LoadOptions = { onWarning: (w) => io.stderr(`laya-wasm: warning: ${w}\n`), ...io.loadOptions };
   const wasm = flag('wasm');
   if (wasm !== undefined) options.wasm = { ...options.wasm, moduleUrl: wasm };
 

@@ -33,8 +33,10 @@ export interface LayaSessionHandle {
   planWeights(headerBytes: Uint8Array, fileSize: number): string;
   /** After every data byte is written: binds the model. "" on success. */
   finishWeights(): string;
-  /** Raw forward in the fixture format. */
+  /** Raw forward in the fixture format, the sequences packed into one batch. */
   forward(inputsJson: string): string;
+  /** The same, every sequence run alone (the fixtures' expected values are each run alone). */
+  forwardEachAlone(inputsJson: string): string;
   /** Typed decisions: upstream's answer JSON text. */
   predict(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
   /** The rows a request becomes (configure() only): '{"questions":[{qid,ids,markers,qtype}]}'. */
@@ -46,6 +48,8 @@ export interface LayaSessionHandle {
   embed(textsJson: string, maxLength: number): string;
   /** '{"weightsBytes","arenaBytes","scratchBytes","wasmMemoryBytes"}'. */
   memoryReport(): string;
+  /** Load-time warnings (e.g. clamped temperatures, spec 5.1) as a JSON array of strings. */
+  warnings(): string;
   /** Frees everything (embind). */
   delete(): void;
 }
