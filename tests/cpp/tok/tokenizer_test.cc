@@ -110,3 +110,33 @@ TEST_CASE("malformed JSON is an invalid checkpoint naming the file") {
   CHECK(e.code == laya::ErrorCode::kInvalidCheckpoint);
   CHECK(e.message.find("tokenizer.json") != std::string::npos);
 }
+
+TEST_CASE("random bytes, valid or not, encode to ids inside the vocabulary") {
+  // A small deterministic generator; inputs mix ASCII, multi-byte sequences, broken sequences,
+  // added-token literals and long space runs.
+  uint32_t state = 12345;
+  const auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  const char* const pieces[] = {"[MASK]", "  ", "\xC3\xA9", "\xE2\x82", "\xF0\x9F\x98\x80", "'s", "\n", "\xFF",
+                                "|||EMAIL_ADDRESS|||", "e\xCC\x81", "\xE3\x80\x80"};
+  size_t total = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    const uint32_t n = next() % 200;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t r = next();
+      if (r % 3 == 0) {
+        text += pieces[(r >> 4) % (sizeof(pieces) / sizeof(pieces[0]))];
+      } else {
+        text.push_back(static_cast<char>((r >> 4) & 0xFF));
+      }
+    }
+    const Ids ids = english().encode(text);
+    total += ids.size();
+    for (int32_t id : ids) REQUIRE((id >= 0 && static_cast<size_t>(id) < english().vocab_size()));
+    CHECK((text.empty() || !ids.empty()));
+  }
+  MESSAGE("encoded 300 random texts into " << total << " ids");
+}
