@@ -38,7 +38,9 @@ TEST_CASE("inverse frequencies and the cos/sin of position 1 match the PyTorch r
   const json::Value* rope = a.find("rope");
   REQUIRE(rope != nullptr);
   int checked = 0;
-  for (const auto& [kind, r] : rope->members()) {
+  for (const auto& member : rope->members()) {
+    const std::string& kind = member.first;  // a plain name: clang 14 cannot capture bindings in INFO
+    const json::Value& r = member.second;
     const double theta = std::stod(r.find("theta")->as_string());
     const auto inv = numbers(*r.find("inv_freq"));
     const auto cos1 = numbers(*r.find("cos_row1"));

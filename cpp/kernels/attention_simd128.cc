@@ -1,0 +1,166 @@
+// The wasm SIMD128 attention. Per sequence and head, the keys are packed transposed ([64][keys]) so
+// that a tile of 4 queries against 8 keys is a 4x8 register tile like the GEMM's; an online softmax
+// (running max and sum per query, the accumulated output rescaled when the max grows) consumes one
+// key tile at a time, so no more than a tile of scores ever exists. Key tiles start at multiples of 8
+// from the sequence's start and each query only takes the keys of its own window, so a query's
+// result does not depend on which query tile it sits in, nor on the rest of the batch.
+#include "kernels/attention.h"
+
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/rope.h"
+#include "kernels/simd128_math.h"
+
+namespace laya::kernels {
+
+namespace {
+
+constexpr int64_t kQt = kAttentionQueryTile;
+constexpr int64_t kKt = kAttentionKeyTile;
+
+struct Head {
+  const float* rows;  // the sequence's first qkv row
+  int64_t stride;     // qkv row width
+  int64_t len;
+  int64_t window;     // < 0: all keys
+  const float* kt;    // [64][keys], keys transposed
+  int64_t keys;       // len rounded up to a key tile
+  int64_t v_col;      // column of this head's v in a qkv row
+};
+
+// Scores of up to 4 queries (q rows) against keys [j0, j0 + 8), unscaled, row-major [4][8].
+inline void score_tile(const float* const q[kQt], const Head& hd, int64_t j0, float s[kQt][kKt]) {
+  v128_t acc[kQt][2];
+  for (int r = 0; r < kQt; ++r) acc[r][0] = acc[r][1] = wasm_f32x4_splat(0.0f);
+  const float* k = hd.kt + j0;
+  for (int64_t t = 0; t < kHeadDim; ++t, k += hd.keys) {
+    const v128_t k0 = wasm_v128_load(k);
+    const v128_t k1 = wasm_v128_load(k + 4);
+    for (int r = 0; r < kQt; ++r) {
+      const v128_t qv = wasm_v128_load32_splat(q[r] + t);
+      acc[r][0] = wasm_f32x4_add(acc[r][0], wasm_f32x4_mul(qv, k0));
+      acc[r][1] = wasm_f32x4_add(acc[r][1], wasm_f32x4_mul(qv, k1));
+    }
+  }
+  for (int r = 0; r < kQt; ++r) {
+    wasm_v128_store(s[r], acc[r][0]);
+    wasm_v128_store(s[r] + 4, acc[r][1]);
+  }
+}
+
+// One query's online-softmax state: running max, running sum, and its 64 accumulated outputs.
+struct QueryState {
+  float max;
+  float sum;
+  float* acc;
+};
+
+// Folds keys [jlo, jhi) of the tile starting at j0 (scores in `s`, unscaled) into query state `q`.
+inline void fold(QueryState& q, const float s[kKt], const Head& hd, int64_t j0, int64_t jlo, int64_t jhi) {
+  const v128_t lane = wasm_i32x4_make(0, 1, 2, 3);
+  const v128_t idx0 = wasm_i32x4_add(lane, wasm_i32x4_splat(static_cast<int32_t>(j0)));
+  const v128_t idx1 = wasm_i32x4_add(idx0, wasm_i32x4_splat(4));
+  const v128_t lo = wasm_i32x4_splat(static_cast<int32_t>(jlo));
+  const v128_t hi = wasm_i32x4_splat(static_cast<int32_t>(jhi));
+  const v128_t in0 = wasm_v128_and(wasm_i32x4_ge(idx0, lo), wasm_i32x4_lt(idx0, hi));
+  const v128_t in1 = wasm_v128_and(wasm_i32x4_ge(idx1, lo), wasm_i32x4_lt(idx1, hi));
+  const v128_t scale = wasm_f32x4_splat(kAttentionScale);
+  const v128_t neg_inf = wasm_f32x4_splat(-INFINITY);
+  const v128_t x0 = wasm_v128_bitselect(wasm_f32x4_mul(wasm_v128_load(s), scale), neg_inf, in0);
+  const v128_t x1 = wasm_v128_bitselect(wasm_f32x4_mul(wasm_v128_load(s + 4), scale), neg_inf, in1);
+  const float new_max = std::max(q.max, simd::hmax(wasm_f32x4_max(x0, x1)));
+  const v128_t m = wasm_f32x4_splat(new_max);
+  // The first tile a query sees has nothing to rescale (max was −inf): alpha = 0.
+  const float alpha =
+      q.max == -INFINITY ? 0.0f
+                         : wasm_f32x4_extract_lane(simd::exp_f32x4(wasm_f32x4_splat(q.max - new_max)), 0);
+  const v128_t p0 = simd::exp_f32x4(wasm_f32x4_sub(x0, m));
+  const v128_t p1 = simd::exp_f32x4(wasm_f32x4_sub(x1, m));
+  q.sum = q.sum * alpha + simd::hsum(wasm_f32x4_add(p0, p1));
+  q.max = new_max;
+  float p[kKt];
+  wasm_v128_store(p, p0);
+  wasm_v128_store(p + 4, p1);
+  const v128_t av = wasm_f32x4_splat(alpha);
+  for (int half = 0; half < 2; ++half) {
+    float* acc = q.acc + 32 * half;
+    v128_t o[8];
+    for (int c = 0; c < 8; ++c) o[c] = wasm_f32x4_mul(wasm_v128_load(acc + 4 * c), av);
+    for (int64_t j = jlo; j < jhi; ++j) {
+      const v128_t pj = wasm_f32x4_splat(p[j - j0]);
+      const float* v = hd.rows + j * hd.stride + hd.v_col + 32 * half;
+      for (int c = 0; c < 8; ++c) o[c] = wasm_f32x4_add(o[c], wasm_f32x4_mul(pj, wasm_v128_load(v + 4 * c)));
+    }
+    for (int c = 0; c < 8; ++c) wasm_v128_store(acc + 4 * c, o[c]);
+  }
+}
+
+void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc_scratch) {
+  for (int64_t i0 = 0; i0 < hd.len; i0 += kQt) {
+    const int64_t nq = std::min(kQt, hd.len - i0);
+    const float* q[kQt];
+    QueryState state[kQt];
+    for (int r = 0; r < kQt; ++r) {
+      // Rows past the sequence repeat its last query; their results are dropped.
+      q[r] = hd.rows + (i0 + std::min<int64_t>(r, nq - 1)) * hd.stride + h * kHeadDim;
+      state[r] = {-INFINITY, 0.0f, acc_scratch + r * kHeadDim};
+      std::fill(state[r].acc, state[r].acc + kHeadDim, 0.0f);
+    }
+    const int64_t lo = hd.window < 0 ? 0 : std::max<int64_t>(0, i0 - hd.window);
+    const int64_t hi = hd.window < 0 ? hd.len : std::min<int64_t>(hd.len, i0 + nq - 1 + hd.window + 1);
+    for (int64_t j0 = lo / kKt * kKt; j0 < hi; j0 += kKt) {
+      float s[kQt][kKt];
+      score_tile(q, hd, j0, s);
+      for (int64_t r = 0; r < nq; ++r) {
+        const int64_t i = i0 + r;
+        const int64_t ilo = hd.window < 0 ? 0 : std::max<int64_t>(0, i - hd.window);
+        const int64_t ihi = hd.window < 0 ? hd.len : std::min<int64_t>(hd.len, i + hd.window + 1);
+        const int64_t jlo = std::max(j0, ilo);
+        const int64_t jhi = std::min({j0 + kKt, ihi, hd.len});
+        if (jlo < jhi) fold(state[r], s[r], hd, j0, jlo, jhi);
+      }
+    }
+    for (int64_t r = 0; r < nq; ++r) {
+      float* o = out + (i0 + r) * d + h * kHeadDim;
+      const v128_t sum = wasm_f32x4_splat(state[r].sum);
+      for (int64_t c = 0; c < kHeadDim; c += 4) {
+        wasm_v128_store(o + c, wasm_f32x4_div(wasm_v128_load(state[r].acc + c), sum));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t seq_begin, int64_t seq_end, float* scratch) {
+  const int64_t d = a.heads * kHeadDim;
+  const int64_t stride = 3 * d;
+  for (int64_t s = seq_begin; s < seq_end; ++s) {
+    const int64_t start = a.seq_starts[s];
+    const int64_t len = a.seq_starts[s + 1] - start;
+    const int64_t keys = (len + kKt - 1) / kKt * kKt;
+    float* kt = scratch;
+    float* acc = scratch + kHeadDim * keys;
+    for (int64_t h = 0; h < a.heads; ++h) {
+      const float* rows = a.qkv + start * stride;
+      for (int64_t j = 0; j < len; ++j) {
+        const float* k = rows + j * stride + d + h * kHeadDim;
+        for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = k[t];
+      }
+      for (int64_t j = len; j < keys; ++j) {
+        for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = 0.0f;
+      }
+      const Head hd{rows, stride, len, a.window, kt, keys, 2 * d + h * kHeadDim};
+      attend_head(hd, h, a.out + start * d, d, acc);
+    }
+  }
+}
+
+}  // namespace laya::kernels
+
+#endif  // __wasm_simd128__

@@ -1,0 +1,192 @@
+// The wasm SIMD128 GEMM: C = A·Bᵀ with B the [n, k] weight in its stored dtype. For each block of
+// 8 weight rows and kGemmKBlock columns of k, the block is converted to f32 and packed k-major into a
+// small panel (8 floats per k, two f32x4), then a 4x8 register tile (8 f32x4 accumulators, the most
+// V8 keeps in registers) runs over every row tile of A. Sums of one tile carry over between k blocks
+// through a per-row partial buffer, so each output is summed in k order exactly as the scalar kernel
+// sums it; the bias and the epilogue are applied once, after the last block.
+#include "kernels/gemm.h"
+
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/simd128_math.h"
+
+namespace laya::kernels {
+
+namespace {
+
+constexpr int64_t kMr = kGemmTileRows;
+constexpr int64_t kNr = kGemmTileCols;
+
+// Four consecutive stored elements as f32x4.
+template <DType D>
+inline v128_t load4(const std::byte* p) {
+  if constexpr (D == DType::kF32) {
+    return wasm_v128_load(p);
+  } else if constexpr (D == DType::kF16) {
+    return simd::f16_to_f32x4(wasm_u32x4_load16x4(p));
+  } else {
+    return simd::bf16_to_f32x4(wasm_u32x4_load16x4(p));
+  }
+}
+
+// panel[t][c] = w[j0 + c][k0 + t] for t < kc, c < 8; columns past `rows` are zero.
+template <DType D>
+void pack_panel(const MatrixRef& w, int64_t j0, int64_t rows, int64_t k0, int64_t kc, float* panel) {
+  constexpr size_t kSize = D == DType::kF32 ? 4 : 2;
+  const size_t row_bytes = static_cast<size_t>(w.cols) * kSize;
+  const std::byte* base = w.data + static_cast<size_t>(j0) * row_bytes + static_cast<size_t>(k0) * kSize;
+  int64_t t = 0;
+  if (rows == kNr) {
+    // Four k at a time: load 4 elements of each of the 8 rows, transpose two 4x4 blocks.
+    for (; t + 4 <= kc; t += 4) {
+      const std::byte* p = base + static_cast<size_t>(t) * kSize;
+      for (int half = 0; half < 2; ++half) {
+        const std::byte* q = p + static_cast<size_t>(4 * half) * row_bytes;
+        const v128_t r0 = load4<D>(q);
+        const v128_t r1 = load4<D>(q + row_bytes);
+        const v128_t r2 = load4<D>(q + 2 * row_bytes);
+        const v128_t r3 = load4<D>(q + 3 * row_bytes);
+        const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+        const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+        const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+        const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+        float* out = panel + t * kNr + 4 * half;
+        wasm_v128_store(out, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+        wasm_v128_store(out + kNr, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+        wasm_v128_store(out + 2 * kNr, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+        wasm_v128_store(out + 3 * kNr, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+      }
+    }
+  }
+  // The k tail, and edge panels of fewer than 8 rows, element by element.
+  for (; t < kc; ++t) {
+    for (int64_t c = 0; c < kNr; ++c) panel[t * kNr + c] = c < rows ? w.at(j0 + c, k0 + t) : 0.0f;
+  }
+}
+
+struct TileJob {
+  const GemmArgs* g;
+  const float* panel;
+  float* partial;  // [m][8]
+  int64_t k0, kc, j0, cols;
+  bool first, last;
+};
+
+inline v128_t epilogue(Epilogue e, v128_t v, v128_t old) {
+  switch (e) {
+    case Epilogue::kNone: return v;
+    case Epilogue::kGelu: return simd::gelu_f32x4(v);
+    case Epilogue::kRelu: return wasm_f32x4_pmax(wasm_f32x4_splat(0.0f), v);
+    case Epilogue::kAccumulate: return wasm_f32x4_add(old, v);
+  }
+  return v;
+}
+
+// Rows [i, i + R) of the tile: R x 8 outputs, 2R accumulators.
+template <int R>
+inline void tile(const TileJob& job, int64_t i) {
+  const GemmArgs& g = *job.g;
+  const int64_t k = g.w.cols;
+  v128_t acc[R][2];
+  for (int r = 0; r < R; ++r) {
+    if (job.first) {
+      acc[r][0] = wasm_f32x4_splat(0.0f);
+      acc[r][1] = wasm_f32x4_splat(0.0f);
+    } else {
+      acc[r][0] = wasm_v128_load(job.partial + (i + r) * kNr);
+      acc[r][1] = wasm_v128_load(job.partial + (i + r) * kNr + 4);
+    }
+  }
+  const float* a[R];
+  for (int r = 0; r < R; ++r) a[r] = g.a + (i + r) * k + job.k0;
+  const float* b = job.panel;
+  for (int64_t t = 0; t < job.kc; ++t, b += kNr) {
+    const v128_t b0 = wasm_v128_load(b);
+    const v128_t b1 = wasm_v128_load(b + 4);
+    for (int r = 0; r < R; ++r) {
+      const v128_t av = wasm_v128_load32_splat(a[r] + t);
+      acc[r][0] = wasm_f32x4_add(acc[r][0], wasm_f32x4_mul(av, b0));
+      acc[r][1] = wasm_f32x4_add(acc[r][1], wasm_f32x4_mul(av, b1));
+    }
+  }
+  if (!job.last) {
+    for (int r = 0; r < R; ++r) {
+      wasm_v128_store(job.partial + (i + r) * kNr, acc[r][0]);
+      wasm_v128_store(job.partial + (i + r) * kNr + 4, acc[r][1]);
+    }
+    return;
+  }
+  const int64_t n = g.w.rows;
+  float bias[kNr] = {};
+  if (g.bias != nullptr) std::memcpy(bias, g.bias + job.j0, static_cast<size_t>(job.cols) * sizeof(float));
+  const v128_t bias0 = wasm_v128_load(bias);
+  const v128_t bias1 = wasm_v128_load(bias + 4);
+  for (int r = 0; r < R; ++r) {
+    float* out = g.out + (i + r) * n + job.j0;
+    float old[kNr] = {};
+    if (g.epilogue == Epilogue::kAccumulate) std::memcpy(old, out, static_cast<size_t>(job.cols) * sizeof(float));
+    v128_t v0 = acc[r][0];
+    v128_t v1 = acc[r][1];
+    if (g.bias != nullptr) {
+      v0 = wasm_f32x4_add(v0, bias0);
+      v1 = wasm_f32x4_add(v1, bias1);
+    }
+    v0 = epilogue(g.epilogue, v0, wasm_v128_load(old));
+    v1 = epilogue(g.epilogue, v1, wasm_v128_load(old + 4));
+    if (job.cols == kNr) {
+      wasm_v128_store(out, v0);
+      wasm_v128_store(out + 4, v1);
+    } else {
+      float tmp[kNr];
+      wasm_v128_store(tmp, v0);
+      wasm_v128_store(tmp + 4, v1);
+      std::memcpy(out, tmp, static_cast<size_t>(job.cols) * sizeof(float));
+    }
+  }
+}
+
+template <DType D>
+void gemm_4x8(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
+  const int64_t k = g.w.cols;
+  float* panel = scratch;
+  float* partial = scratch + kGemmKBlock * kNr;
+  const int64_t blocks = std::max<int64_t>(1, (k + kGemmKBlock - 1) / kGemmKBlock);
+  for (int64_t j0 = n_begin; j0 < n_end; j0 += kNr) {
+    const int64_t cols = std::min(kNr, n_end - j0);
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      const int64_t k0 = blk * kGemmKBlock;
+      const int64_t kc = std::min(kGemmKBlock, k - k0);
+      pack_panel<D>(g.w, j0, cols, k0, kc, panel);
+      const TileJob job{&g, panel, partial, k0, kc, j0, cols, blk == 0, blk == blocks - 1};
+      int64_t i = 0;
+      for (; i + kMr <= g.m; i += kMr) tile<kMr>(job, i);
+      switch (g.m - i) {
+        case 3: tile<3>(job, i); break;
+        case 2: tile<2>(job, i); break;
+        case 1: tile<1>(job, i); break;
+        default: break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_f32_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
+  gemm_4x8<DType::kF32>(g, n_begin, n_end, scratch);
+}
+void gemm_f16_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
+  gemm_4x8<DType::kF16>(g, n_begin, n_end, scratch);
+}
+void gemm_bf16_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
+  gemm_4x8<DType::kBF16>(g, n_begin, n_end, scratch);
+}
+
+}  // namespace laya::kernels
+
+#endif  // __wasm_simd128__

@@ -1,0 +1,99 @@
+// Vector math for the wasm SIMD128 kernels: exp, erf, the exact GELU, horizontal reductions and
+// exact F16 / BF16 -> f32 conversion of four lanes. Compiled only for wasm SIMD (__wasm_simd128__).
+//
+// exp and erf are our own fits (simd128_math_fit.py regenerates the coefficients and prints their
+// error on a dense grid): exp is Cody-Waite reduction to r in [-ln2/2, ln2/2] and 1 + r + r²·q(r),
+// max 1 ulp; erf is x + x·p(x²) below 1 and 1 − exp(−x²)·q(1/x) up to 4 (1.0f beyond), max 1.8 ulp.
+// GELU built on them is within 1.3e-7 · max(1, |y|) of the exact value.
+#pragma once
+
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+#include <cstdint>
+
+namespace laya::kernels::simd {
+
+inline float hsum(v128_t v) {
+  v128_t s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  s = wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(s, 0);
+}
+
+inline float hmax(v128_t v) {
+  v128_t s = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  s = wasm_f32x4_max(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(s, 0);
+}
+
+// Horner's rule for c[0] + x·(c[1] + x·(...)), N coefficients.
+template <int N>
+inline v128_t polynomial(v128_t x, const float (&c)[N]) {
+  v128_t acc = wasm_f32x4_splat(c[N - 1]);
+  for (int i = N - 2; i >= 0; --i) acc = wasm_f32x4_add(wasm_f32x4_mul(acc, x), wasm_f32x4_splat(c[i]));
+  return acc;
+}
+
+// e^x. Below −87.3365 (and for −inf) the result is 0; the inputs here are softmax shifts (<= 0) and
+// −x² of erf, so the upper clamp only keeps 2^n finite.
+inline v128_t exp_f32x4(v128_t x) {
+  constexpr float kLow = -87.3365478515625f;  // ln(2^-126)
+  constexpr float kHigh = 88.3762626647949f;  // 127.5 · ln 2
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693145751953125f;  // few significant bits: n · kLn2Hi is exact
+  constexpr float kLn2Lo = 1.428606765330187045e-06f;
+  static constexpr float kQ[] = {0.499999881f, 0.166665182f, 0.0416695327f, 0.00836891588f, 0.00137514074f};
+  const v128_t underflow = wasm_f32x4_lt(x, wasm_f32x4_splat(kLow));
+  x = wasm_f32x4_min(wasm_f32x4_max(x, wasm_f32x4_splat(kLow)), wasm_f32x4_splat(kHigh));
+  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)));
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  const v128_t r2 = wasm_f32x4_mul(r, r);
+  const v128_t p = wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_f32x4_add(r, wasm_f32x4_mul(r2, polynomial(r, kQ))));
+  const v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  return wasm_v128_andnot(wasm_f32x4_mul(p, scale), underflow);
+}
+
+inline v128_t erf_f32x4(v128_t x) {
+  static constexpr float kSmall[] = {0.128379166f,   -0.376126289f,   0.112836123f,   -0.0268548094f,
+                                     0.00519005349f, -0.000802435388f, 7.89820988e-05f};
+  static constexpr float kTail[] = {2.5961348e-05f, 0.563719213f, 0.00301545812f, -0.285186321f,
+                                    -0.0692685097f, 0.899486005f, -1.52405393f,   1.42400491f,
+                                    -0.810604155f,  0.264662623f, -0.0382176042f};
+  const v128_t sign = wasm_v128_and(x, wasm_i32x4_splat(static_cast<int32_t>(0x80000000u)));
+  const v128_t a = wasm_f32x4_abs(x);
+  // |x| < 1: x + x·p(x²), the leading term kept exact.
+  const v128_t small = wasm_f32x4_add(x, wasm_f32x4_mul(x, polynomial(wasm_f32x4_mul(x, x), kSmall)));
+  // 1 <= |x|: 1 − e^(−x²)·q(1/x), with |x| clamped to [1, 4] (erf rounds to 1 from 3.92 on).
+  const v128_t c = wasm_f32x4_min(wasm_f32x4_max(a, wasm_f32x4_splat(1.0f)), wasm_f32x4_splat(4.0f));
+  const v128_t q = polynomial(wasm_f32x4_div(wasm_f32x4_splat(1.0f), c), kTail);
+  const v128_t e = exp_f32x4(wasm_f32x4_neg(wasm_f32x4_mul(c, c)));
+  const v128_t big = wasm_v128_or(wasm_f32x4_sub(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(e, q)), sign);
+  return wasm_v128_bitselect(small, big, wasm_f32x4_lt(a, wasm_f32x4_splat(1.0f)));
+}
+
+// 0.5·x·(1 + erf(x·√½)), in the scalar kernel's order of operations.
+inline v128_t gelu_f32x4(v128_t x) {
+  const v128_t e = erf_f32x4(wasm_f32x4_mul(x, wasm_f32x4_splat(0.70710678118654752440f)));
+  return wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.5f), x), wasm_f32x4_add(wasm_f32x4_splat(1.0f), e));
+}
+
+// Four IEEE halves, one in the low 16 bits of each u32 lane, to f32, exactly: the exponent and
+// mantissa are moved into place and scaled by 2^112 (exact for normals and subnormals alike, wasm
+// keeps subnormals), infinities and NaNs get the f32 all-ones exponent with their payload.
+inline v128_t f16_to_f32x4(v128_t h) {
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  const v128_t em = wasm_v128_and(h, wasm_i32x4_splat(0x7FFF));
+  const v128_t shifted = wasm_i32x4_shl(em, 13);
+  const v128_t finite = wasm_f32x4_mul(shifted, wasm_f32x4_splat(0x1p112f));
+  const v128_t special = wasm_v128_or(shifted, wasm_i32x4_splat(0x7F800000));
+  const v128_t is_special = wasm_i32x4_ge(em, wasm_i32x4_splat(0x7C00));
+  return wasm_v128_or(wasm_v128_bitselect(special, finite, is_special), sign);
+}
+
+inline v128_t bf16_to_f32x4(v128_t h) { return wasm_i32x4_shl(h, 16); }
+
+}  // namespace laya::kernels::simd
+
+#endif  // __wasm_simd128__

@@ -1,0 +1,92 @@
+// The vector exp, erf, GELU and F16 / BF16 conversions of simd128_math.h against the C library and
+// the scalar conversions. Meaningful only in the wasm SIMD build (natively there is nothing to test).
+#include "kernels/simd128_math.h"
+
+#include <doctest/doctest.h>
+
+#ifdef __wasm_simd128__
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "graph/half.h"
+#include "kernel_test_util.h"
+
+namespace laya::kernels::simd {
+namespace {
+
+float lane0(v128_t v) { return wasm_f32x4_extract_lane(v, 0); }
+
+// The error of `got` in units of the last place of the f32 nearest to the exact `want`.
+double ulps(float got, double want) {
+  const float w = static_cast<float>(want);
+  const double ulp = std::nextafter(std::fabs(w), INFINITY) - std::fabs(w);
+  return std::fabs(got - want) / ulp;
+}
+
+}  // namespace
+
+TEST_CASE("vector exp is within 1 ulp of e^x over its whole range") {
+  double worst = 0;
+  for (double x = -87.0; x <= 88.0; x += 0.000731) {
+    const float xf = static_cast<float>(x);
+    worst = std::fmax(worst, ulps(lane0(exp_f32x4(wasm_f32x4_splat(xf))), std::exp(static_cast<double>(xf))));
+  }
+  CHECK(worst <= 1.0);
+  CHECK(lane0(exp_f32x4(wasm_f32x4_splat(0.0f))) == 1.0f);
+  CHECK(lane0(exp_f32x4(wasm_f32x4_splat(-INFINITY))) == 0.0f);
+  CHECK(lane0(exp_f32x4(wasm_f32x4_splat(-100.0f))) == 0.0f);
+}
+
+TEST_CASE("vector erf is within 2 ulp of erf, and odd, over a dense range") {
+  double worst = 0;
+  for (double x = -6.0; x <= 6.0; x += 0.0000371) {
+    const float xf = static_cast<float>(x);
+    const float got = lane0(erf_f32x4(wasm_f32x4_splat(xf)));
+    worst = std::fmax(worst, ulps(got, std::erf(static_cast<double>(xf))));
+    REQUIRE(got == -lane0(erf_f32x4(wasm_f32x4_splat(-xf))));
+  }
+  for (double x = 1e-30; x < 1.0; x *= 1.01) {  // tiny arguments: relative accuracy near 0
+    const float xf = static_cast<float>(x);
+    worst = std::fmax(worst, ulps(lane0(erf_f32x4(wasm_f32x4_splat(xf))), std::erf(static_cast<double>(xf))));
+  }
+  CHECK(worst <= 2.0);
+  CHECK(lane0(erf_f32x4(wasm_f32x4_splat(INFINITY))) == 1.0f);
+  CHECK(lane0(erf_f32x4(wasm_f32x4_splat(0.0f))) == 0.0f);
+}
+
+TEST_CASE("vector GELU is within 2e-7 · max(1, |y|) of the exact GELU") {
+  double worst = 0;
+  for (double x = -12.0; x <= 12.0; x += 0.0000917) {
+    const float xf = static_cast<float>(x);
+    const double exact = 0.5 * xf * (1.0 + std::erf(xf / std::sqrt(2.0)));
+    const float got = lane0(gelu_f32x4(wasm_f32x4_splat(xf)));
+    worst = std::fmax(worst, std::fabs(got - exact) / std::fmax(1.0, std::fabs(exact)));
+  }
+  CHECK(worst <= 2e-7);
+}
+
+TEST_CASE("F16 and BF16 lanes convert exactly, for all 65536 encodings") {
+  for (uint32_t bits = 0; bits < 65536; bits += 4) {
+    const v128_t h = wasm_i32x4_make(bits, bits + 1, bits + 2, bits + 3);
+    float f16[4], bf16[4];
+    wasm_v128_store(f16, f16_to_f32x4(h));
+    wasm_v128_store(bf16, bf16_to_f32x4(h));
+    for (uint32_t i = 0; i < 4; ++i) {
+      INFO("bits " << bits + i);
+      REQUIRE(testing::same_bits(f16[i], f16_to_f32(static_cast<uint16_t>(bits + i))));
+      REQUIRE(testing::same_bits(bf16[i], bf16_to_f32(static_cast<uint16_t>(bits + i))));
+    }
+  }
+}
+
+TEST_CASE("horizontal sum and max see every lane") {
+  const v128_t v = wasm_f32x4_make(1.0f, -2.0f, 8.0f, 0.5f);
+  CHECK(hsum(v) == 7.5f);
+  CHECK(hmax(v) == 8.0f);
+}
+
+}  // namespace laya::kernels::simd
+
+#endif  // __wasm_simd128__
