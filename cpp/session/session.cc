@@ -1,0 +1,260 @@
+#include "session/session.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace laya {
+
+namespace {
+
+// Rows of one predict call run together until this many tokens; a bigger call is split so the
+// arena stays near the size of one long batch (about 64 MB of activations for the English model).
+constexpr size_t kMaxTokensPerForward = 4096;
+
+
+}  // namespace
+
+void Session::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
+
+Status Session::configure(std::string_view rl_agent_json, std::string_view encoder_json,
+                          std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
+  if (config_) return invalid_request("configure: this session is already configured");
+  LAYA_ASSIGN_OR_RETURN(LayaConfig config, parse_config(rl_agent_json, encoder_json));
+  LAYA_ASSIGN_OR_RETURN(json::Value rl_agent, json::parse(rl_agent_json, "rl_agent_config.json"));
+  LAYA_ASSIGN_OR_RETURN(decide::LoadedCalibration calibration, decide::load_calibration(rl_agent));
+  LAYA_ASSIGN_OR_RETURN(tok::Tokenizer tokenizer, tok::Tokenizer::load(tokenizer_json, tokenizer_config_json));
+
+  const tok::SpecialIds& special = tokenizer.special_ids();
+  const int64_t vocab = config.encoder.vocab_size;
+  for (auto [name, id] : {std::pair{"cls_token", special.cls}, std::pair{"sep_token", special.sep},
+                          std::pair{"pad_token", special.pad}, std::pair{"mask_token", special.mask}}) {
+    if (id < 0 || id >= vocab) {
+      return invalid_checkpoint(std::string("tokenizer/tokenizer_config.json: ") + name + " has id " +
+                                std::to_string(id) + ", outside the encoder's vocab_size " +
+                                std::to_string(vocab));
+    }
+  }
+  config_ = std::move(config);
+  tokenizer_ = std::move(tokenizer);
+  calibration_ = std::move(calibration.calibration);
+  calibration_warning_ = std::move(calibration.warning);
+  return {};
+}
+
+Result<uint64_t> Session::header_bytes_needed(std::span<const std::byte> prefix, uint64_t file_size) const {
+  if (prefix.size() < 8) {
+    return invalid_checkpoint("model.safetensors: " + std::to_string(file_size) +
+                              " bytes is too short for a safetensors file (need at least 8)");
+  }
+  LAYA_ASSIGN_OR_RETURN(uint64_t header_length,
+                        safetensors::read_header_length(prefix.first<8>(), file_size));
+  return 8 + header_length;
+}
+
+Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size) {
+  if (!config_) return invalid_request("planWeights: configure the session first");
+  if (header_) return invalid_request("planWeights: the weights are already planned");
+  LAYA_ASSIGN_OR_RETURN(uint64_t needed, header_bytes_needed(header_bytes, file_size));
+  if (header_bytes.size() < needed) {
+    return invalid_checkpoint("model.safetensors: the header needs " + std::to_string(needed) +
+                              " bytes, got " + std::to_string(header_bytes.size()));
+  }
+  std::string_view json(reinterpret_cast<const char*>(header_bytes.data()) + 8, needed - 8);
+  LAYA_ASSIGN_OR_RETURN(safetensors::Header header, safetensors::parse_header(json, file_size));
+  LAYA_RETURN_IF_ERROR(check_tensors(*config_, header));
+
+  // 64-byte aligned so the data section starts on a cache line; at least one byte so an empty
+  // data section still gets a distinct pointer.
+  const uint64_t length = header.data_length;
+  if (length > SIZE_MAX - 64) {
+    return out_of_memory("model.safetensors: a data section of " + std::to_string(length) +
+                         " bytes does not fit in this address space");
+  }
+  void* p = std::aligned_alloc(64, (static_cast<size_t>(length) + 64) / 64 * 64);
+  if (p == nullptr) {
+    return out_of_memory("model.safetensors: cannot allocate " + std::to_string(length) +
+                         " bytes of wasm memory for the weights");
+  }
+  data_.reset(static_cast<std::byte*>(p));
+  header_ = std::move(header);
+  return WeightPlan{data_.get(), header_->data_offset, header_->data_length};
+}
+
+Status Session::finish_weights() {
+  if (!header_) return invalid_request("finishWeights: plan the weights first");
+  if (model_) return invalid_request("finishWeights: the weights are already bound");
+  LAYA_ASSIGN_OR_RETURN(LayaModel model, bind_model(*config_, *header_, data_.get()));
+  auto bound = std::make_unique<LayaModel>(std::move(model));
+  LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(bound->decision, bound->weights));
+  LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(bound->embedding, bound->weights));
+  model_ = std::move(bound);
+  decision_ = std::make_unique<Executor>(std::move(decision));
+  embedding_ = std::make_unique<Executor>(std::move(embedding));
+  return {};
+}
+
+Status Session::require_ready() const {
+  if (!ready()) return invalid_request("this session has no weights yet: load model.safetensors first");
+  return {};
+}
+
+Result<std::vector<DecisionOutput>> Session::forward_decisions(const Batch& batch, bool each_alone) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  LAYA_RETURN_IF_ERROR(batch.validate(decision_->vocab_size(), decision_->type_count()));
+  const int64_t seqs = batch.seqs();
+  for (int64_t s = 0; s < seqs; ++s) {
+    if (batch.marker_starts[s + 1] == batch.marker_starts[s]) {
+      return invalid_request("forward: sequence " + std::to_string(s) +
+                             " has no markers; a decision needs at least one option");
+    }
+  }
+  std::vector<DecisionOutput> out(seqs);
+  const int64_t acts = model_->config.act_outputs();
+  auto collect = [&](const Batch& run, int64_t first_seq) {
+    auto logits = decision_->output(*decision_->graph().logits);
+    auto act = decision_->output(*decision_->graph().act);
+    for (int64_t s = 0; s < run.seqs(); ++s) {
+      auto lo = logits.begin() + run.marker_starts[s];
+      out[first_seq + s].logits.assign(lo, logits.begin() + run.marker_starts[s + 1]);
+      out[first_seq + s].act.assign(act.begin() + s * acts, act.begin() + (s + 1) * acts);
+    }
+  };
+  if (!each_alone) {
+    LAYA_RETURN_IF_ERROR(decision_->run(batch));
+    collect(batch, 0);
+    return out;
+  }
+  for (int64_t s = 0; s < seqs; ++s) {
+    Batch one;
+    one.add(std::span(batch.ids).subspan(batch.seq_starts[s], batch.seq_starts[s + 1] - batch.seq_starts[s]),
+            std::span(batch.markers)
+                .subspan(batch.marker_starts[s], batch.marker_starts[s + 1] - batch.marker_starts[s]),
+            batch.qtypes[s]);
+    LAYA_RETURN_IF_ERROR(decision_->run(one));
+    collect(one, s);
+  }
+  return out;
+}
+
+Result<std::vector<std::vector<float>>> Session::forward_embeddings(const Batch& batch, bool each_alone) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  LAYA_RETURN_IF_ERROR(batch.validate(embedding_->vocab_size(), embedding_->type_count()));
+  const int64_t seqs = batch.seqs();
+  const int64_t d = model_->config.encoder.hidden_size;
+  std::vector<std::vector<float>> out(seqs);
+  auto collect = [&](int64_t first_seq, int64_t count) {
+    auto pooled = embedding_->output(*embedding_->graph().pooled);
+    for (int64_t s = 0; s < count; ++s) {
+      out[first_seq + s].assign(pooled.begin() + s * d, pooled.begin() + (s + 1) * d);
+    }
+  };
+  if (!each_alone) {
+    LAYA_RETURN_IF_ERROR(embedding_->run(batch));
+    collect(0, seqs);
+    return out;
+  }
+  for (int64_t s = 0; s < seqs; ++s) {
+    Batch one;
+    one.add(std::span(batch.ids).subspan(batch.seq_starts[s], batch.seq_starts[s + 1] - batch.seq_starts[s]));
+    LAYA_RETURN_IF_ERROR(embedding_->run(one));
+    collect(s, 1);
+  }
+  return out;
+}
+
+decide::DecideConfig Session::decide_config(const decide::Dialect& dialect) const {
+  decide::DecideConfig c;
+  const tok::SpecialIds& special = tokenizer_->special_ids();
+  c.special = {special.cls, special.sep, special.mask};
+  c.mask_literal = tokenizer_->mask_literal();
+  c.budgets = {static_cast<int>(config_->max_len), static_cast<int>(config_->head_max_len)};
+  c.calibration = calibration_;
+  c.dialect = dialect;
+  return c;
+}
+
+decide::TextEncoder Session::encoder() const {
+  const tok::Tokenizer* tokenizer = &*tokenizer_;
+  return [tokenizer](std::string_view text) { return tokenizer->encode(text); };
+}
+
+Result<decide::PreparedRequest> Session::prepare(const json::Value& state, const json::Value& questions,
+                                                 const decide::Dialect& dialect) const {
+  if (!config_) return invalid_request("prepare: configure the session first");
+  return decide::prepare_request(state, questions, encoder(), decide_config(dialect));
+}
+
+Result<std::string> Session::answer(const decide::PreparedRequest& request,
+                                    const std::vector<decide::RowOutput>& outputs,
+                                    const decide::Dialect& dialect) const {
+  if (!config_) return invalid_request("answer: configure the session first");
+  return decide::answer_request(request, outputs, decide_config(dialect));
+}
+
+Result<std::string> Session::predict(const json::Value& state, const json::Value& questions,
+                                     const decide::Dialect& dialect) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, questions, dialect));
+  std::vector<decide::RowOutput> outputs;
+  outputs.reserve(request.rows.size());
+  size_t next = 0;
+  while (next < request.rows.size()) {
+    Batch batch;
+    size_t tokens = 0;
+    while (next < request.rows.size() &&
+           (batch.seqs() == 0 || tokens + request.rows[next].ids.size() <= kMaxTokensPerForward)) {
+      const decide::Row& row = request.rows[next++];
+      batch.add(row.ids, row.markers, static_cast<int32_t>(row.qtype));
+      tokens += row.ids.size();
+    }
+    LAYA_ASSIGN_OR_RETURN(std::vector<DecisionOutput> chunk, forward_decisions(batch, false));
+    for (DecisionOutput& o : chunk) outputs.push_back({std::move(o.logits), std::move(o.act)});
+  }
+  return answer(request, outputs, dialect);
+}
+
+Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::string>& texts, size_t max_length) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  if (max_length == 0) return invalid_request("embed: maxLength must be a positive integer, got 0");
+  std::vector<std::vector<float>> out;
+  out.reserve(texts.size());
+  size_t next = 0;
+  while (next < texts.size()) {
+    Batch batch;
+    size_t tokens = 0;
+    while (next < texts.size()) {
+      std::vector<int32_t> ids = tokenizer_->encode_for_embedding(texts[next], max_length);
+      if (batch.seqs() > 0 && tokens + ids.size() > kMaxTokensPerForward) break;
+      if (ids.empty()) {
+        // Only a post-processor with no specials can give no ids; upstream's mean over zero
+        // tokens is zero (denominator clamped to 1).
+        return invalid_request("embed: text " + std::to_string(next) + " has no tokens to pool");
+      }
+      tokens += ids.size();
+      batch.add(ids);
+      ++next;
+    }
+    LAYA_ASSIGN_OR_RETURN(std::vector<std::vector<float>> pooled, forward_embeddings(batch, false));
+    for (auto& row : pooled) out.push_back(std::move(row));
+  }
+  return out;
+}
+
+MemoryReport Session::memory() const {
+  MemoryReport r;
+  if (header_) r.weights_bytes = header_->data_length;
+  if (model_) {
+    for (const WeightView& w : model_->weights) {
+      if (w.shape.size() == 1) r.weights_bytes += w.elements() * sizeof(float);
+    }
+  }
+  for (const Executor* e : {decision_.get(), embedding_.get()}) {
+    if (e == nullptr) continue;
+    r.arena_bytes += e->arena_bytes();
+    r.scratch_bytes += e->scratch_bytes();
+  }
+  return r;
+}
+
+}  // namespace laya

@@ -1,0 +1,108 @@
+// One loaded checkpoint, from its configs to answers: the configs and tokenizer (configure), the
+// weights streamed straight into one buffer (header_bytes_needed, plan_weights, then the caller
+// writes the data section into weight_buffer(), then finish_weights), and the executors of the
+// decision and embedding graphs. Every method reports bad input as an Error; none aborts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "decide/request.h"
+#include "engine/batch.h"
+#include "engine/executor.h"
+#include "laya/config.h"
+#include "laya/model.h"
+#include "safetensors/header.h"
+#include "tok/tokenizer.h"
+#include "util/status.h"
+
+namespace laya {
+
+// Where the data section of model.safetensors goes: file byte i >= data_offset lives at
+// pointer[i - data_offset].
+struct WeightPlan {
+  std::byte* pointer = nullptr;
+  uint64_t data_offset = 0;
+  uint64_t data_length = 0;
+};
+
+// One forward pass's raw outputs, one entry per input sequence.
+struct DecisionOutput {
+  std::vector<float> logits;  // one per marker
+  std::vector<float> act;     // A act logits
+};
+
+struct MemoryReport {
+  uint64_t weights_bytes = 0;  // the data section plus the f32 copies of vectors
+  uint64_t arena_bytes = 0;    // both executors' arenas
+  uint64_t scratch_bytes = 0;  // kernel scratch (packed panels, tables)
+};
+
+class Session {
+ public:
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The four small files. Checks that the tokenizer's special ids fit the encoder's vocabulary.
+  Status configure(std::string_view rl_agent_json, std::string_view encoder_json,
+                   std::string_view tokenizer_json, std::string_view tokenizer_config_json);
+  bool configured() const { return config_.has_value(); }
+
+  // From the first bytes of model.safetensors (at least 8): how many bytes plan_weights needs.
+  Result<uint64_t> header_bytes_needed(std::span<const std::byte> prefix, uint64_t file_size) const;
+  // Validates the header against the configs, every tensor at once, before any weight byte is
+  // read, then allocates the buffer the data section is written into (out_of_memory if it cannot).
+  Result<WeightPlan> plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size);
+  // Binds the written weights to the graphs. After this the session answers.
+  Status finish_weights();
+  bool ready() const { return decision_ != nullptr; }
+
+  // Runs decision sequences packed into one batch (or each alone), and embedding sequences.
+  Result<std::vector<DecisionOutput>> forward_decisions(const Batch& batch, bool each_alone);
+  Result<std::vector<std::vector<float>>> forward_embeddings(const Batch& batch, bool each_alone);
+
+  // Typed decisions (spec 4, 5). Needs weights.
+  Result<std::string> predict(const json::Value& state, const json::Value& questions,
+                              const decide::Dialect& dialect);
+  // The rows a request becomes, and the answer from given outputs: configs and tokenizer only.
+  Result<decide::PreparedRequest> prepare(const json::Value& state, const json::Value& questions,
+                                          const decide::Dialect& dialect) const;
+  Result<std::string> answer(const decide::PreparedRequest& request,
+                             const std::vector<decide::RowOutput>& outputs,
+                             const decide::Dialect& dialect) const;
+  // embed_fn_from_agent (spec 3.10): mean-pooled encoder states, one row of d per text.
+  Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts, size_t max_length);
+
+  // The clamping warning of spec 5.1, empty when no temperature was changed.
+  const std::string& calibration_warning() const { return calibration_warning_; }
+  const LayaConfig& config() const { return *config_; }
+  MemoryReport memory() const;
+
+ private:
+  struct FreeDeleter {
+    void operator()(std::byte* p) const;
+  };
+
+  Status require_ready() const;
+  decide::DecideConfig decide_config(const decide::Dialect& dialect) const;
+  decide::TextEncoder encoder() const;
+
+  std::optional<LayaConfig> config_;
+  std::optional<tok::Tokenizer> tokenizer_;
+  decide::Calibration calibration_;
+  std::string calibration_warning_;
+  std::optional<safetensors::Header> header_;
+  std::unique_ptr<std::byte, FreeDeleter> data_;
+  std::unique_ptr<LayaModel> model_;
+  std::unique_ptr<Executor> decision_;
+  std::unique_ptr<Executor> embedding_;
+};
+
+}  // namespace laya

@@ -1,0 +1,50 @@
+// The JSON the wasm boundary speaks (docs/architecture.md): forward inputs and outputs in the
+// reference fixtures' format, prepared rows, model outputs given to `answer`, memory reports and
+// errors. Kept apart from Session so the session's API stays typed and the bind file stays thin.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "decide/request.h"
+#include "engine/batch.h"
+#include "session/session.h"
+#include "util/json.h"
+#include "util/status.h"
+
+namespace laya::wire {
+
+// {"inputs": [{"ids", "markers", "qtype"}...], "embed_inputs": [{"ids"}...]} -> two batches.
+// Either list may be absent. Errors name the list, the index and the field.
+struct ForwardInputs {
+  Batch decisions;
+  Batch embeddings;
+};
+Result<ForwardInputs> forward_inputs(const json::Value& document);
+
+// {"expected": [{"logits", "act"}...], "embed_expected": [{"pooled"}...]}, every float written
+// with the fewest digits that read back (as f32) to the same value.
+std::string forward_outputs(const std::vector<DecisionOutput>& decisions,
+                            const std::vector<std::vector<float>>& embeddings);
+
+// {"questions": [{"qid", "ids", "markers", "qtype"}...], "input_tokens": n}
+std::string prepared_request(const decide::PreparedRequest& request);
+
+// {"logits": [[...] per question], "act": [[...] per question]} -> one RowOutput per question.
+Result<std::vector<decide::RowOutput>> row_outputs(const json::Value& document, size_t questions);
+
+// {"embeddings": [[d floats] per text]}
+std::string embeddings(const std::vector<std::vector<float>>& rows);
+
+// ["text", ...] -> texts; a non-string item is an error naming its index.
+Result<std::vector<std::string>> texts(const json::Value& document);
+
+std::string memory_report(const MemoryReport& report, uint64_t wasm_memory_bytes);
+
+// {"error": {"code": "...", "message": "..."}}
+std::string error(const Error& error);
+
+// The shortest decimal that reads back as the same f32.
+void append_float(std::string& out, float value);
+
+}  // namespace laya::wire
