@@ -14,6 +14,7 @@ interface BrowserGlobals {
   createLayaCore?: LayaCoreFactory;
   document?: Document;
   importScripts?: (url: string) => void;
+  location?: { href: string };
 }
 
 const globals = globalThis as unknown as BrowserGlobals;
@@ -34,7 +35,9 @@ export const browserRuntime: Runtime = {
   },
 
   async createCore(wasm: WasmOptions): Promise<LayaCoreModule> {
-    const moduleUrl = String(wasm.moduleUrl ?? new URL('../wasm/laya-core.js', import.meta.url));
+    // A relative moduleUrl is relative to the page (or worker script), as a script tag reads it.
+    const moduleUrl = new URL(String(wasm.moduleUrl ?? new URL('../wasm/laya-core.js', import.meta.url)),
+      globals.location?.href).href;
     const factory = wasm.factory ?? await loadFactoryScript(moduleUrl);
     const options: LayaCoreFactoryOptions = {};
     if (wasm.wasmBinary !== undefined) {

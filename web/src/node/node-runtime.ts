@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LayaCoreFactory, LayaCoreModule } from '../core/laya-core.js';
 import { LayaError } from '../errors.js';
@@ -42,9 +43,10 @@ export function defaultModulePath(): string {
   return fileURLToPath(new URL('../wasm/laya-core.js', import.meta.url));
 }
 
+/** An absolute path from a file URL or a path (relative to the working directory). */
 function toPath(location: string | URL): string {
   const text = String(location);
-  return text.startsWith('file:') ? fileURLToPath(text) : text;
+  return text.startsWith('file:') ? fileURLToPath(text) : resolve(text);
 }
 
 function factoryOf(exported: unknown, path: string): LayaCoreFactory {

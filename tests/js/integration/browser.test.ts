@@ -1,0 +1,48 @@
+// The built wasm module in headless Chromium through the browser entry: laya-core.js loaded by a
+// script tag, laya-core.wasm found beside it, the tiny checkpoint fetched and streamed into wasm
+// memory; its forward outputs match the reference fixture.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import type { ForwardResult } from '../../../web/src/request.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { kTinyCheckpoint } from '../helpers/fixtures.js';
+import { startPageServer, type PageServer } from '../helpers/page-server.js';
+import { describeWithCore, kCoreJs } from '../helpers/real-core.js';
+
+describeWithCore('the browser entry with the built module', () => {
+  let browser: Browser;
+  let server: PageServer;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    server = await startPageServer({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('loads from the Hub layout and runs forward within the reference tolerance', async () => {
+    const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as
+      { inputs: unknown[]; embed_inputs: unknown[] } & ForwardResult;
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/index.html`);
+    const result = await page.evaluate(async ({ hubUrl, request }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      const model = await load({ repo: 'org/tiny', hubUrl }, { wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+      const out = await model.forward(request);
+      const embedded = await model.embed(['w5 w7']);
+      model.dispose();
+      return { out, embedLength: embedded[0].length };
+    }, { hubUrl: server.origin, request: { inputs: fixture.inputs, embed_inputs: fixture.embed_inputs } });
+    await page.close();
+    let worst = 0;
+    const check = (a: number[] | undefined, e: number[]): void =>
+      e.forEach((x, i) => { worst = Math.max(worst, Math.abs((a?.[i] ?? NaN) - x) / Math.max(1, Math.abs(x))); });
+    fixture.expected.forEach((e, i) => { check(result.out.expected[i]?.logits, e.logits); check(result.out.expected[i]?.act, e.act); });
+    fixture.embed_expected.forEach((e, i) => check(result.out.embed_expected[i]?.pooled, e.pooled));
+    expect(worst).toBeLessThan(1e-4);
+    expect(result.embedLength).toBe(64);
+    expect(server.requests).toContain('/wasm/laya-core.wasm');
+  });
+});
