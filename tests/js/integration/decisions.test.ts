@@ -106,6 +106,13 @@ describeWithCore('checkpoint errors from the engine', () => {
     expect((error as Error).message).toContain('encoder.embeddings.tok_embeddings.weight');
   });
 
+  test('loading leaves the process\'s error handlers as they were', async () => {
+    const before = [process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')];
+    const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, quiet);
+    model.dispose();
+    expect([process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')]).toEqual(before);
+  });
+
   test('an aborted load leaves the module usable for the next load', async () => {
     const controller = new AbortController();
     const aborted = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, {

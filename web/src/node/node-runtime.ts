@@ -34,9 +34,31 @@ export const nodeRuntime: Runtime = {
     const factory = factoryOf(createRequire(import.meta.url)(modulePath), modulePath);
     const wasmPath = wasm.wasmUrl !== undefined ? toPath(wasm.wasmUrl) : modulePath.replace(/\.js$/, '.wasm');
     const wasmBinary = wasm.wasmBinary ?? new Uint8Array(await readFile(wasmPath));
-    return factory({ wasmBinary });
+    return withoutProcessHandlers(() => factory({ wasmBinary }));
   },
 };
+
+/**
+ * Runs an Emscripten factory without letting it keep the process-wide handlers that 3.1.6 installs
+ * in Node unless linked with -sNODEJS_CATCH_EXIT=0 -sNODEJS_CATCH_REJECTION=0: an
+ * 'unhandledRejection' handler that throws (crashing an application that handles rejections
+ * itself) and an 'uncaughtException' one, added again for every module instance (one per load).
+ * A library must not change how its host process treats errors.
+ */
+function withoutProcessHandlers<T>(create: () => T): T {
+  const events = ['uncaughtException', 'unhandledRejection'];
+  const emitter = process as unknown as NodeJS.EventEmitter;
+  const before = events.map((event) => new Set(emitter.listeners(event)));
+  try {
+    return create();
+  } finally {
+    events.forEach((event, i) => {
+      for (const listener of emitter.listeners(event)) {
+        if (!before[i]?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    });
+  }
+}
 
 /** dist/wasm/laya-core.js, beside this file's folder in the built package. */
 export function defaultModulePath(): string {
