@@ -138,10 +138,10 @@ Result<LoadedCalibration> load_calibration(const json::Value& rl_agent_config) {
       return invalid_checkpoint(std::string("rl_agent_config.json: temperature_by_options must be an object, got ") +
                                 python_repr(*table));
     }
-    for (const json::Member& m : table->python_dict_members()) {
-      const double applied = clamp_temperature(m.second);
-      out.calibration.by_options.emplace_back(m.first, applied);
-      note(m.first, m.second, applied);
+    for (const json::Member* m : dict_members(*table)) {
+      const double applied = clamp_temperature(m->second);
+      out.calibration.by_options.emplace_back(m->first, applied);
+      note(m->first, m->second, applied);
     }
   }
   for (size_t i = 0; i < by_type_raw.size(); ++i) {

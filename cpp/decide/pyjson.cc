@@ -1,11 +1,26 @@
 // json.dumps over json::Value: the structure is walked as json.loads would have built it (objects
-// through python_dict_members), numbers are respelled the way Python prints what it parsed.
+// through dict_members), numbers are respelled the way Python prints what it parsed.
 #include "decide/pyjson.h"
+
+#include <cassert>
+#include <string_view>
+#include <unordered_map>
 
 #include "decide/pyfloat.h"
 #include "decide/pyrepr.h"
 
 namespace laya::decide {
+
+std::vector<const json::Member*> dict_members(const json::Value& object) {
+  std::vector<const json::Member*> out;
+  std::unordered_map<std::string_view, size_t> position;
+  for (const json::Member& m : object.members()) {
+    auto [it, inserted] = position.emplace(m.first, out.size());
+    if (inserted) out.push_back(&m);
+    else out[it->second] = &m;  // same key text, later value
+  }
+  return out;
+}
 
 void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
   const size_t start = out.size();
@@ -56,12 +71,12 @@ void append_dumps(std::string& out, const json::Value& v, bool ensure_ascii) {
     case json::Kind::kObject: {
       out += '{';
       bool first = true;
-      for (const json::Member& m : v.python_dict_members()) {
+      for (const json::Member* m : dict_members(v)) {
         if (!first) out += ", ";
         first = false;
-        append_json_string(out, m.first, ensure_ascii);
+        append_json_string(out, m->first, ensure_ascii);
         out += ": ";
-        append_dumps(out, m.second, ensure_ascii);
+        append_dumps(out, m->second, ensure_ascii);
       }
       out += '}';
       return;

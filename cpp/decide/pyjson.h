@@ -5,10 +5,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "util/json.h"
 
 namespace laya::decide {
+
+// The members of an object as the dict json.loads builds from them: a repeated key keeps its first
+// position and takes its last value. Linear time (states can be large). The pointers point into
+// `object`.
+std::vector<const json::Member*> dict_members(const json::Value& object);
 
 // json.dumps(v, ensure_ascii=ensure_ascii) of the value json.loads would have built.
 std::string dumps(const json::Value& v, bool ensure_ascii);

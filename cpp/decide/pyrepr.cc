@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "decide/pyfloat.h"
+#include "decide/pyjson.h"
 
 namespace laya::decide {
 namespace {
@@ -81,12 +82,12 @@ void append_repr(std::string& out, const json::Value& v) {
     case json::Kind::kObject: {
       out += '{';
       bool first = true;
-      for (const json::Member& m : v.python_dict_members()) {
+      for (const json::Member* m : dict_members(v)) {
         if (!first) out += ", ";
         first = false;
-        out += python_str_repr(m.first);
+        out += python_str_repr(m->first);
         out += ": ";
-        append_repr(out, m.second);
+        append_repr(out, m->second);
       }
       out += '}';
       return;

@@ -70,10 +70,10 @@ bool is_container(const json::Value& v) { return v.is_array() || v.is_object(); 
 Status resolve_noul_labels(const json::Value& labels, Question& q) {
   if (labels.is_null()) return {};
   if (!labels.is_object()) return question_error(q.id, kNoulLabelsMessage);
-  const std::vector<json::Member> members = labels.python_dict_members();
+  const std::vector<const json::Member*> members = dict_members(labels);
   const bool exact_keys = members.size() == 2 &&
-                          std::all_of(members.begin(), members.end(), [](const json::Member& m) {
-                            return m.first == "false" || m.first == "true";
+                          std::all_of(members.begin(), members.end(), [](const json::Member* m) {
+                            return m->first == "false" || m->first == "true";
                           });
   if (!exact_keys) return question_error(q.id, kNoulLabelsMessage);
   const json::Value* false_word = labels.find("false");
@@ -93,9 +93,9 @@ Status parse_choice(const json::Value* crit, Question& q) {
   }
   if (crit->is_object()) {
     if (crit->members().empty()) return question_error(q.id, "a choice question needs at least one criterion");
-    for (const json::Member& m : crit->python_dict_members()) {
-      q.labels.push_back(json::Value::string(m.first));
-      q.criteria.push_back(m.second);
+    for (const json::Member* m : dict_members(*crit)) {
+      q.labels.push_back(json::Value::string(m->first));
+      q.criteria.push_back(m->second);
     }
     return {};
   }
@@ -163,8 +163,8 @@ Status parse_noul(const json::Value* crit, Question& q) {
   }
   // {str(k).lower(): v for k, v in crit.items()} over the dict json.loads built: among keys that
   // lower alike, the one first seen last wins.
-  for (const json::Member& m : crit->python_dict_members()) {
-    q.criteria[ascii_lower(m.first) == "true" ? 1 : 0] = m.second;
+  for (const json::Member* m : dict_members(*crit)) {
+    q.criteria[ascii_lower(m->first) == "true" ? 1 : 0] = m->second;
   }
   return {};
 }
@@ -220,8 +220,8 @@ Result<std::vector<Question>> parse_questions(const json::Value& questions, cons
                            python_type_name(questions));
   }
   std::vector<Question> out;
-  for (const json::Member& m : questions.python_dict_members()) {
-    LAYA_ASSIGN_OR_RETURN(Question q, parse_question(m.first, m.second, options));
+  for (const json::Member* m : dict_members(questions)) {
+    LAYA_ASSIGN_OR_RETURN(Question q, parse_question(m->first, m->second, options));
     out.push_back(std::move(q));
   }
   return out;

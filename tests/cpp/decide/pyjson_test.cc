@@ -61,3 +61,21 @@ TEST_CASE("render_criterion passes strings through and dumps everything else") {
   CHECK(render_criterion(Value()) == "null");
   CHECK(render_criterion(parse_or_fail(R"({"x":[1,2.5],"n":"\u00e9"})", "t")) == "{\"x\": [1, 2.5], \"n\": \"\xc3\xa9\"}");
 }
+
+TEST_CASE("dict_members merges repeated keys like json.loads, in linear time") {
+  const Value v = parse_or_fail(R"({"a": 1, "b": 2, "a": 3, "c": 4, "b": 5})", "t");
+  const auto members = laya::decide::dict_members(v);
+  REQUIRE(members.size() == 3);
+  CHECK(members[0]->first == "a");
+  CHECK(members[0]->second.number_text() == "3");
+  CHECK(members[1]->second.number_text() == "5");
+  CHECK(members[2]->first == "c");
+  // A large state object: quadratic merging would take minutes here.
+  std::vector<laya::json::Member> many;
+  for (int i = 0; i < 200000; ++i) many.emplace_back("k" + std::to_string(i % 150000), Value::number(std::to_string(i)));
+  const Value big = Value::object(std::move(many));
+  const auto merged = laya::decide::dict_members(big);
+  REQUIRE(merged.size() == 150000);
+  CHECK(merged[0]->second.number_text() == "150000");
+  CHECK(merged[149999]->second.number_text() == "149999");
+}
