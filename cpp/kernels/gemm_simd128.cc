@@ -87,6 +87,41 @@ inline v128_t epilogue(Epilogue e, v128_t v, v128_t old) {
   return v;
 }
 
+// Bias and epilogue for rows [i, i + rows) of a tile whose sums are in the partial buffer, stored to
+// the tile's valid columns of out.
+void finish_rows(const TileJob& job, int64_t i, int rows) {
+  const GemmArgs& g = *job.g;
+  const int64_t n = g.w.rows;
+  const size_t bytes = static_cast<size_t>(job.cols) * sizeof(float);
+  float bias[kNr] = {};
+  if (g.bias != nullptr) std::memcpy(bias, g.bias + job.j0, bytes);
+  const v128_t bias0 = wasm_v128_load(bias);
+  const v128_t bias1 = wasm_v128_load(bias + 4);
+  for (int r = 0; r < rows; ++r) {
+    const float* sums = job.partial + (i + r) * kNr;
+    float* out = g.out + (i + r) * n + job.j0;
+    float old[kNr] = {};
+    if (g.epilogue == Epilogue::kAccumulate) std::memcpy(old, out, bytes);
+    v128_t v0 = wasm_v128_load(sums);
+    v128_t v1 = wasm_v128_load(sums + 4);
+    if (g.bias != nullptr) {
+      v0 = wasm_f32x4_add(v0, bias0);
+      v1 = wasm_f32x4_add(v1, bias1);
+    }
+    v0 = epilogue(g.epilogue, v0, wasm_v128_load(old));
+    v1 = epilogue(g.epilogue, v1, wasm_v128_load(old + 4));
+    if (job.cols == kNr) {
+      wasm_v128_store(out, v0);
+      wasm_v128_store(out + 4, v1);
+    } else {
+      float tmp[kNr];
+      wasm_v128_store(tmp, v0);
+      wasm_v128_store(tmp + 4, v1);
+      std::memcpy(out, tmp, bytes);
+    }
+  }
+}
+
 // Rows [i, i + R) of the tile: R x 8 outputs, 2R accumulators.
 template <int R>
 inline void tile(const TileJob& job, int64_t i) {
@@ -105,49 +140,43 @@ inline void tile(const TileJob& job, int64_t i) {
   const float* a[R];
   for (int r = 0; r < R; ++r) a[r] = g.a + (i + r) * k + job.k0;
   const float* b = job.panel;
-  for (int64_t t = 0; t < job.kc; ++t, b += kNr) {
-    const v128_t b0 = wasm_v128_load(b);
-    const v128_t b1 = wasm_v128_load(b + 4);
+  // One k step: the 8 panel values of row u of the current group, times a[r][u] for every row.
+  auto step = [&](int u) {
+    const v128_t b0 = wasm_v128_load(b + u * kNr);
+    const v128_t b1 = wasm_v128_load(b + u * kNr + 4);
     for (int r = 0; r < R; ++r) {
-      const v128_t av = wasm_v128_load32_splat(a[r] + t);
+      const v128_t av = wasm_v128_load32_splat(a[r] + u);
       acc[r][0] = wasm_f32x4_add(acc[r][0], wasm_f32x4_mul(av, b0));
       acc[r][1] = wasm_f32x4_add(acc[r][1], wasm_f32x4_mul(av, b1));
     }
+  };
+  // Four k steps per iteration: loads take constant offsets from pointers bumped once per group
+  // instead of an address computed per load, and the loop overhead is paid once per four steps; the
+  // sums still run in k order. Measured side by side in one process (Node 20, a loaded 2-vCPU
+  // machine): 1 step 10.8 GF/s, 2 steps 13.4, 4 steps 15.1.
+  int64_t t = 0;
+  for (; t + 4 <= job.kc; t += 4) {
+    step(0);
+    step(1);
+    step(2);
+    step(3);
+    for (int r = 0; r < R; ++r) a[r] += 4;
+    b += 4 * kNr;
   }
-  if (!job.last) {
-    for (int r = 0; r < R; ++r) {
-      wasm_v128_store(job.partial + (i + r) * kNr, acc[r][0]);
-      wasm_v128_store(job.partial + (i + r) * kNr + 4, acc[r][1]);
-    }
-    return;
+  for (; t < job.kc; ++t) {
+    step(0);
+    for (int r = 0; r < R; ++r) a[r] += 1;
+    b += kNr;
   }
-  const int64_t n = g.w.rows;
-  float bias[kNr] = {};
-  if (g.bias != nullptr) std::memcpy(bias, g.bias + job.j0, static_cast<size_t>(job.cols) * sizeof(float));
-  const v128_t bias0 = wasm_v128_load(bias);
-  const v128_t bias1 = wasm_v128_load(bias + 4);
+  // The accumulators leave registers here, through a plain buffer: indexing them in the loops below
+  // (which the compiler does not unroll) would keep them in memory during the k loop as well.
+  float* sums = job.partial + i * kNr;
   for (int r = 0; r < R; ++r) {
-    float* out = g.out + (i + r) * n + job.j0;
-    float old[kNr] = {};
-    if (g.epilogue == Epilogue::kAccumulate) std::memcpy(old, out, static_cast<size_t>(job.cols) * sizeof(float));
-    v128_t v0 = acc[r][0];
-    v128_t v1 = acc[r][1];
-    if (g.bias != nullptr) {
-      v0 = wasm_f32x4_add(v0, bias0);
-      v1 = wasm_f32x4_add(v1, bias1);
-    }
-    v0 = epilogue(g.epilogue, v0, wasm_v128_load(old));
-    v1 = epilogue(g.epilogue, v1, wasm_v128_load(old + 4));
-    if (job.cols == kNr) {
-      wasm_v128_store(out, v0);
-      wasm_v128_store(out + 4, v1);
-    } else {
-      float tmp[kNr];
-      wasm_v128_store(tmp, v0);
-      wasm_v128_store(tmp + 4, v1);
-      std::memcpy(out, tmp, static_cast<size_t>(job.cols) * sizeof(float));
-    }
+    wasm_v128_store(sums + r * kNr, acc[r][0]);
+    wasm_v128_store(sums + r * kNr + 4, acc[r][1]);
   }
+  if (!job.last) return;
+  finish_rows(job, i, R);
 }
 
 template <DType D>

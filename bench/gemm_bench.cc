@@ -1,0 +1,102 @@
+// GEMM microbenchmark: GF/s of the SIMD128 GEMM against the scalar GEMM at the encoder's shapes
+// (M = 128 token rows, K = 1024, N = 1024..5248), F16 and F32 weights, one thread. Not a test.
+// Build in the wasm tree (target gemm_bench) and run: node --no-experimental-fetch gemm_bench.js
+// Times are process CPU seconds. Prints the compiler, medians over repetitions and the SIMD / scalar ratio measured in the same
+// process (timings on shared machines are noisy: compare ratios, not absolute numbers).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "graph/weights.h"
+#include "kernels/gemm.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+// The process's CPU time (user + system) in seconds: on a shared machine this counts the time the
+// benchmark really ran, where wall time also counts the time other processes held the core.
+EM_JS(double, process_cpu_seconds, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+});
+#else
+#include <ctime>
+double process_cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+#endif
+
+namespace {
+
+using laya::DType;
+using namespace laya::kernels;
+
+struct Weights {
+  std::vector<std::byte> bytes;
+  MatrixRef ref;
+};
+
+Weights make_weights(DType dtype, int64_t n, int64_t k, std::mt19937& rng) {
+  std::normal_distribution<float> dist(0.0f, 0.03f);
+  Weights w;
+  w.bytes.resize(static_cast<size_t>(n * k) * laya::dtype_size(dtype));
+  for (int64_t i = 0; i < n * k; ++i) {
+    const float v = dist(rng);
+    if (dtype == DType::kF32) {
+      std::memcpy(w.bytes.data() + 4 * i, &v, 4);
+    } else {  // F16 by truncation: fine for timing
+      uint32_t f;
+      std::memcpy(&f, &v, 4);
+      const int e = static_cast<int>((f >> 23) & 0xFF) - 112;
+      const uint16_t h = static_cast<uint16_t>(((f >> 16) & 0x8000) | (e > 0 ? (e << 10) | ((f >> 13) & 0x3FF) : 0));
+      std::memcpy(w.bytes.data() + 2 * i, &h, 2);
+    }
+  }
+  w.ref = {w.bytes.data(), dtype, n, k};
+  return w;
+}
+
+double median_seconds(const Kernel<GemmFn>& kernel, const GemmArgs& args, float* scratch, int reps) {
+  std::vector<double> t;
+  kernel.fn(args, 0, args.w.rows, scratch);  // warm up
+  for (int r = 0; r < reps; ++r) {
+    const double start = process_cpu_seconds();
+    kernel.fn(args, 0, args.w.rows, scratch);
+    t.push_back(process_cpu_seconds() - start);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool with_scalar = !(argc > 1 && std::strcmp(argv[1], "--simd-only") == 0);
+#ifdef __VERSION__
+  std::printf("compiler: %s\n", __VERSION__);
+#endif
+  std::printf("simd128 compiled: %s\n", simd128_compiled() ? "yes" : "no");
+  std::printf("%-6s %5s %5s %5s  %10s %10s %7s\n", "dtype", "M", "K", "N", "simd GF/s", "scalar", "ratio");
+  std::mt19937 rng(1);
+  const int64_t m = 128, k = 1024;
+  std::vector<float> a(static_cast<size_t>(m * k));
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (float& x : a) x = dist(rng);
+  for (DType dtype : {DType::kF16, DType::kF32}) {
+    for (int64_t n : {1024, 3072, 4096, 5248}) {
+      const Weights w = make_weights(dtype, n, k, rng);
+      std::vector<float> out(static_cast<size_t>(m * n));
+      const GemmArgs args{a.data(), m, w.ref, nullptr, laya::Epilogue::kNone, out.data()};
+      const double flops = 2.0 * m * n * k;
+      std::vector<float> scratch(std::max(gemm_scratch_floats(Isa::kSimd128, m, k), gemm_scratch_floats(Isa::kScalar, m, k)));
+      const double simd = flops / median_seconds(gemm_kernel(dtype, best_isa()), args, scratch.data(), 9) / 1e9;
+      double scalar = NAN;
+      if (with_scalar && n == 1024) {
+        scalar = flops / median_seconds(gemm_kernel(dtype, Isa::kScalar), args, scratch.data(), 3) / 1e9;
+      }
+      std::printf("%-6s %5lld %5lld %5lld  %10.1f %10.2f %7.1f\n", laya::dtype_name(dtype), static_cast<long long>(m),
+                  static_cast<long long>(k), static_cast<long long>(n), simd, scalar, simd / scalar);
+    }
+  }
+  return 0;
+}
