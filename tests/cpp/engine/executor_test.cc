@@ -26,13 +26,25 @@ namespace {
 std::atomic<long> g_allocations{0};
 }  // namespace
 
+// Every form the library may call is replaced, so that what one allocates the matching one frees
+// (sanitizers check that pairing).
 void* operator new(std::size_t n) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& tag) noexcept { return operator new(n, tag); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace laya {
 namespace {
@@ -310,7 +322,9 @@ TEST_CASE("an executor reports the memory it holds") {
   std::mt19937 rng(9);
   const Batch b = batch_of(random_sequences(rng, {20, 20}));
   REQUIRE(e.run(b).ok());
-  const Lowered& l = *lower(model.g, model.weights, bucket_for(b.rows()), e.isa()).value();
+  auto lowered = lower(model.g, model.weights, bucket_for(b.rows()), e.isa());
+  REQUIRE(lowered.ok());
+  const Lowered& l = *lowered.value();
   CHECK(e.arena_bytes() >= l.layout.len * sizeof(float));
   CHECK(e.arena_bytes() < l.layout.len * sizeof(float) + 64);
   CHECK(e.scratch_bytes() >= l.scratch_floats * sizeof(float));

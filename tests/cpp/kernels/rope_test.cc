@@ -41,7 +41,7 @@ TEST_CASE("inverse frequencies and the cos/sin of position 1 match the PyTorch r
   for (const auto& member : rope->members()) {
     const std::string& kind = member.first;  // a plain name: clang 14 cannot capture bindings in INFO
     const json::Value& r = member.second;
-    const double theta = std::stod(r.find("theta")->as_string());
+    const double theta = r.find("theta")->as_double();
     const auto inv = numbers(*r.find("inv_freq"));
     const auto cos1 = numbers(*r.find("cos_row1"));
     const auto sin1 = numbers(*r.find("sin_row1"));
