@@ -118,6 +118,30 @@ TEST_CASE("F16 weights with subnormals, signed zeros and extremes convert exactl
   }
 }
 
+TEST_CASE("F16 infinities reach the GEMM as infinities") {
+  // With a all ones, a row holding +inf sums to +inf, one holding −inf to −inf, in both kernels.
+  const int64_t k = 12, n = 9;
+  std::vector<std::byte> storage(n * k * 2 + 1);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t t = 0; t < k; ++t) {
+      uint16_t bits = 0x3C00;  // 1.0
+      if (t == j) bits = j % 2 ? 0xFC00 : 0x7C00;
+      std::memcpy(storage.data() + 1 + (j * k + t) * 2, &bits, 2);
+    }
+  }
+  const MatrixRef w{storage.data() + 1, DType::kF16, n, k};
+  std::vector<float> a(2 * k, 1.0f);
+  std::vector<float> out(2 * n, 0.0f), want(2 * n, 0.0f);
+  std::vector<float> scratch(gemm_scratch_floats(Isa::kSimd128, 2, k) + k);
+  gemm_f16_4x8_simd128({a.data(), 2, w, nullptr, Epilogue::kNone, out.data()}, 0, n, scratch.data());
+  gemm_scalar({a.data(), 2, w, nullptr, Epilogue::kNone, want.data()}, 0, n, scratch.data());
+  for (int64_t i = 0; i < 2 * n; ++i) {
+    const int64_t j = i % n;
+    if (j < k) CHECK(out[i] == (j % 2 ? -INFINITY : INFINITY));
+    CHECK(testing::same_bits(out[i], want[i]));
+  }
+}
+
 }  // namespace laya::kernels
 
 #endif  // __wasm_simd128__
