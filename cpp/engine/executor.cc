@@ -77,7 +77,7 @@ Result<const Lowered*> Executor::lowered_for(const RowCounts& rows) {
   for (const auto& l : lowered_) {
     if (l->bucket == bucket) return l.get();
   }
-  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(graph_, weights_, bucket, isa_));
+  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(graph_, weights_, bucket, isa_, &rope_tables_));
   LAYA_RETURN_IF_ERROR(arena_.reserve(l->layout.len, "the activation arena"));
   LAYA_RETURN_IF_ERROR(scratch_.reserve(l->scratch_floats, "the kernels' scratch"));
   lowered_.push_back(std::move(l));

@@ -58,6 +58,7 @@ class Executor {
   int64_t type_count_ = 0;
   bool needs_markers_ = false;  // ActFeatures needs every sequence to have one
   std::vector<std::unique_ptr<Lowered>> lowered_;
+  RopeTableCache rope_tables_;
   Arena arena_;
   Arena scratch_;
   const Lowered* last_ = nullptr;

@@ -268,7 +268,7 @@ Status check_graph(const Graph& g, const WeightTable& weights) {
 }
 
 Result<std::unique_ptr<Lowered>> lower(const Graph& g, const WeightTable& weights, const RowCounts& bucket,
-                                       kernels::Isa isa) {
+                                       kernels::Isa isa, RopeTableCache* rope_cache) {
   LAYA_RETURN_IF_ERROR(check_graph(g, weights));
   auto out = std::make_unique<Lowered>();
   out->bucket = bucket;
@@ -278,13 +278,22 @@ Result<std::unique_ptr<Lowered>> lower(const Graph& g, const WeightTable& weight
   // A sequence is at most as long as the bucket's token count: RoPE tables and attention scratch
   // cover that.
   const int64_t max_seq_len = bucket.tokens;
-  auto rope_table = [&](double theta) {
+  auto rope_table = [&](double theta) -> const kernels::RopeTable* {
     for (const auto& t : out->rope_tables) {
       if (t->theta == theta) return t.get();
     }
-    out->rope_tables.push_back(
-        std::make_unique<kernels::RopeTable>(kernels::make_rope_table(theta, max_seq_len)));
-    return out->rope_tables.back().get();
+    std::shared_ptr<const kernels::RopeTable> table;
+    if (rope_cache != nullptr) {
+      for (const auto& t : *rope_cache) {
+        if (t->theta == theta && t->positions >= max_seq_len) table = t;
+      }
+    }
+    if (table == nullptr) {
+      table = std::make_shared<const kernels::RopeTable>(kernels::make_rope_table(theta, max_seq_len));
+      if (rope_cache != nullptr) rope_cache->push_back(table);
+    }
+    out->rope_tables.push_back(table);
+    return table.get();
   };
   size_t scratch = 0;
 

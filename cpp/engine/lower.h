@@ -58,7 +58,7 @@ struct Rope {
   kernels::Kernel<kernels::RopeFn> kernel;
   size_t qkv = 0;
   int64_t heads = 0;
-  const kernels::RopeTable* table = nullptr;  // owned by the Lowered holding the step
+  const kernels::RopeTable* table = nullptr;  // kept alive by the Lowered holding the step
 };
 struct Attention {
   kernels::Kernel<kernels::AttentionFn> kernel;
@@ -112,7 +112,7 @@ struct Lowered {
   RowCounts bucket;
   Layout layout;
   std::vector<Step> steps;
-  std::vector<std::unique_ptr<kernels::RopeTable>> rope_tables;  // one per theta, for Rope steps
+  std::vector<std::shared_ptr<const kernels::RopeTable>> rope_tables;  // one per theta, for Rope steps
   size_t scratch_floats = 0;  // the most any step needs
 };
 
@@ -122,8 +122,14 @@ struct Lowered {
 // invalid_checkpoint errors, graph problems internal ones.
 Status check_graph(const Graph& graph, const WeightTable& weights);
 
+// RoPE tables shared between the buckets of one executor: a bucket reuses a table of its theta that
+// covers its positions, so tables exist once per theta and size rather than once per bucket.
+using RopeTableCache = std::vector<std::shared_ptr<const kernels::RopeTable>>;
+
 // Lowers a graph (checked or not: lowering checks it again) for a bucket, with the kernels of `isa`.
+// `rope_cache` (optional) supplies tables and receives the ones made.
 Result<std::unique_ptr<Lowered>> lower(const Graph& graph, const WeightTable& weights,
-                                       const RowCounts& bucket, kernels::Isa isa);
+                                       const RowCounts& bucket, kernels::Isa isa,
+                                       RopeTableCache* rope_cache = nullptr);
 
 }  // namespace laya

@@ -164,4 +164,23 @@ TEST_CASE("outputs must be written and have the right rows") {
   CHECK(message_of(check_graph(f.g, f.w)) == "output logits (value 5) is not written by any op");
 }
 
+TEST_CASE("buckets share a RoPE table of their theta when it covers their positions") {
+  Fixture f;
+  RopeTableCache cache;
+  auto big = lower(f.g, f.w, RowCounts{64, 1, 1}, kernels::Isa::kScalar, &cache);
+  auto small = lower(f.g, f.w, RowCounts{16, 1, 1}, kernels::Isa::kScalar, &cache);
+  REQUIRE(big.ok());
+  REQUIRE(small.ok());
+  REQUIRE(cache.size() == 1);
+  CHECK(std::get<steps::Rope>(small.value()->steps[3]).table == cache[0].get());
+  CHECK(cache[0]->positions == 64);
+  auto bigger = lower(f.g, f.w, RowCounts{128, 1, 1}, kernels::Isa::kScalar, &cache);
+  REQUIRE(bigger.ok());
+  CHECK(cache.size() == 2);
+  CHECK(std::get<steps::Rope>(bigger.value()->steps[3]).table->positions == 128);
+  // The 64-row bucket keeps its table alive, whatever the cache does.
+  cache.clear();
+  CHECK(std::get<steps::Rope>(big.value()->steps[3]).table->positions == 64);
+}
+
 }  // namespace laya
