@@ -83,42 +83,47 @@ class OpChecker {
   // A weight of exactly `want` dims; for vectors (`vector`), also F32 (the binder converts them).
   Result<const WeightView*> weight(WeightId id, const char* role, const std::vector<int64_t>& want,
                                    bool vector) const {
+    LAYA_ASSIGN_OR_RETURN(const WeightView* wv, lookup(id, role));
+    if (wv->shape != want) {
+      return weight_error(std::string(role) + " '" + wv->name + "' has shape " + shape_text(wv->shape) +
+                          ", expected " + shape_text(want));
+    }
+    if (vector) {
+      // The binder hands vectors over as aligned F32; kernels read them as floats.
+      if (wv->dtype != DType::kF32) {
+        return internal_error(where_ + ": " + role + " '" + wv->name + "' is " + dtype_name(wv->dtype) +
+                              "; vectors must be bound as F32");
+      }
+      if (reinterpret_cast<uintptr_t>(wv->data) % alignof(float) != 0) {
+        return internal_error(where_ + ": " + role + " '" + wv->name + "' is not 4-byte aligned");
+      }
+    }
+    return wv;
+  }
+  // A matrix with `cols` columns and at least one row (a lookup table: its rows are ids).
+  Result<const WeightView*> matrix(WeightId id, const char* role, int64_t cols) const {
+    LAYA_ASSIGN_OR_RETURN(const WeightView* wv, lookup(id, role));
+    if (wv->shape.size() != 2 || wv->shape[0] < 1 || wv->shape[1] != cols) {
+      return weight_error(std::string(role) + " '" + wv->name + "' has shape " + shape_text(wv->shape) +
+                          ", expected [rows >= 1, " + std::to_string(cols) + "]");
+    }
+    return wv;
+  }
+
+ private:
+  // The weight `id` names, with data unless it is empty.
+  Result<const WeightView*> lookup(WeightId id, const char* role) const {
     if (id.index >= w_.size()) {
       return graph_error(std::string(role) + " is weight " + std::to_string(id.index) +
                          " but the table has " + std::to_string(w_.size()) + " weights");
     }
     const WeightView& wv = w_[id.index];
-    if (wv.shape != want) {
-      return weight_error(std::string(role) + " '" + wv.name + "' has shape " + shape_text(wv.shape) +
-                          ", expected " + shape_text(want));
-    }
     if (wv.data == nullptr && wv.elements() > 0) {
       return internal_error(where_ + ": " + role + " '" + wv.name + "' has no data");
     }
-    if (vector) {
-      // The binder hands vectors over as aligned F32; kernels read them as floats.
-      if (wv.dtype != DType::kF32) {
-        return internal_error(where_ + ": " + role + " '" + wv.name + "' is " + dtype_name(wv.dtype) +
-                              "; vectors must be bound as F32");
-      }
-      if (reinterpret_cast<uintptr_t>(wv.data) % alignof(float) != 0) {
-        return internal_error(where_ + ": " + role + " '" + wv.name + "' is not 4-byte aligned");
-      }
-    }
     return &wv;
   }
-  // A matrix with `cols` columns and at least one row; returns its row count.
-  Result<const WeightView*> matrix(WeightId id, const char* role, int64_t cols) const {
-    if (id.index >= w_.size()) return weight(id, role, {}, false);
-    const WeightView& wv = w_[id.index];
-    if (wv.shape.size() != 2 || wv.shape[0] < 1 || wv.shape[1] != cols) {
-      return weight_error(std::string(role) + " '" + wv.name + "' has shape " + shape_text(wv.shape) +
-                          ", expected [rows >= 1, " + std::to_string(cols) + "]");
-    }
-    return weight(id, role, wv.shape, false);
-  }
 
- private:
   const Graph& g_;
   const WeightTable& w_;
   std::string where_;
