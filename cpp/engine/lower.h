@@ -122,6 +122,11 @@ struct Lowered {
 // invalid_checkpoint errors, graph problems internal ones.
 Status check_graph(const Graph& graph, const WeightTable& weights);
 
+// Checks that a bucket's activations can be addressed: the planner works in size_t (32 bits in wasm)
+// and every offset it makes is at most the sum of all value sizes, so that sum must fit. An
+// out_of_memory error otherwise.
+Status check_bucket(const Graph& graph, const RowCounts& bucket);
+
 // RoPE tables shared between the buckets of one executor: a bucket reuses a table of its theta that
 // covers its positions, so tables exist once per theta and size rather than once per bucket.
 using RopeTableCache = std::vector<std::shared_ptr<const kernels::RopeTable>>;

@@ -183,4 +183,17 @@ TEST_CASE("buckets share a RoPE table of their theta when it covers their positi
   CHECK(std::get<steps::Rope>(big.value()->steps[3]).table->positions == 64);
 }
 
+TEST_CASE("a bucket whose activations cannot be addressed is an out-of-memory error, not a wrap") {
+  Fixture f;
+  CHECK(check_bucket(f.g, RowCounts{2048, 64, 64}).ok());
+  // Sizes past 64 bits once multiplied out: a wrap would plan a tiny arena.
+  f.g.values[f.h.index].width = int64_t{1} << 60;
+  const Status s = check_bucket(f.g, RowCounts{1024, 1, 1});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().code == ErrorCode::kOutOfMemory);
+  CHECK(s.error().message.find("lowering for 1024 tokens, 1 sequences and 1 markers: the activations need more than") == 0);
+  auto l = lower(f.g, f.w, RowCounts{1024, 1, 1}, kernels::Isa::kScalar);
+  REQUIRE_FALSE(l.ok());
+}
+
 }  // namespace laya
