@@ -53,15 +53,16 @@ inline void score_tile(const float* const q[kQt], const Head& hd, int64_t j0, fl
   }
 }
 
-// One query's online-softmax state: running max, running sum, and its 64 accumulated outputs.
+// One query's online-softmax state: running max and running sum.
 struct QueryState {
   float max;
   float sum;
-  float* acc;
 };
 
-// Folds keys [jlo, jhi) of the tile starting at j0 (scores in `s`, unscaled) into query state `q`.
-inline void fold(QueryState& q, const float s[kKt], const Head& hd, int64_t j0, int64_t jlo, int64_t jhi) {
+// Folds keys [jlo, jhi) of the tile starting at j0 (scores in `s`, unscaled) into query state `q`:
+// writes the tile's probabilities relative to the new max into p (0 outside [jlo, jhi)) and returns
+// the factor the query's accumulated output must be rescaled by.
+inline float softmax_step(QueryState& q, const float s[kKt], int64_t j0, int64_t jlo, int64_t jhi, float p[kKt]) {
   const v128_t lane = wasm_i32x4_make(0, 1, 2, 3);
   const v128_t idx0 = wasm_i32x4_add(lane, wasm_i32x4_splat(static_cast<int32_t>(j0)));
   const v128_t idx1 = wasm_i32x4_add(idx0, wasm_i32x4_splat(4));
@@ -79,28 +80,46 @@ inline void fold(QueryState& q, const float s[kKt], const Head& hd, int64_t j0, 
   const float alpha =
       q.max == -INFINITY ? 0.0f
                          : wasm_f32x4_extract_lane(simd::exp_f32x4(wasm_f32x4_splat(q.max - new_max)), 0);
+  // Masked lanes are −inf: their exp is exactly 0.
   const v128_t p0 = simd::exp_f32x4(wasm_f32x4_sub(x0, m));
   const v128_t p1 = simd::exp_f32x4(wasm_f32x4_sub(x1, m));
   q.sum = q.sum * alpha + simd::hsum(wasm_f32x4_add(p0, p1));
   q.max = new_max;
-  float p[kKt];
   wasm_v128_store(p, p0);
   wasm_v128_store(p + 4, p1);
-  const v128_t av = wasm_f32x4_splat(alpha);
-  for (int half = 0; half < 2; ++half) {
-    float* acc = q.acc + 32 * half;
-    v128_t o[8];
-    for (int c = 0; c < 8; ++c) o[c] = wasm_f32x4_mul(wasm_v128_load(acc + 4 * c), av);
-    for (int64_t j = jlo; j < jhi; ++j) {
-      const v128_t pj = wasm_f32x4_splat(p[j - j0]);
-      const float* v = hd.rows + j * hd.stride + hd.v_col + 32 * half;
-      for (int c = 0; c < 8; ++c) o[c] = wasm_f32x4_add(o[c], wasm_f32x4_mul(pj, wasm_v128_load(v + 4 * c)));
+  return alpha;
+}
+
+// acc[r] = acc[r]·alpha[r] + Σ_j p[r][j − j0]·v_j over keys [j0, jend), for the 4 queries of a tile:
+// a 4x8 register tile per 8 output columns, like the GEMM's. A key a query does not see has
+// p = 0 and adds an exact zero, so each query's bits are those of summing only its own keys.
+inline void accumulate_values(float* acc, const float p[kQt][kKt], const float alpha[kQt], const Head& hd,
+                              int64_t j0, int64_t jend) {
+  for (int64_t c = 0; c < kHeadDim; c += 8) {
+    v128_t o[kQt][2];
+    for (int r = 0; r < kQt; ++r) {
+      const v128_t av = wasm_f32x4_splat(alpha[r]);
+      o[r][0] = wasm_f32x4_mul(wasm_v128_load(acc + r * kHeadDim + c), av);
+      o[r][1] = wasm_f32x4_mul(wasm_v128_load(acc + r * kHeadDim + c + 4), av);
     }
-    for (int c = 0; c < 8; ++c) wasm_v128_store(acc + 4 * c, o[c]);
+    for (int64_t j = j0; j < jend; ++j) {
+      const float* v = hd.rows + j * hd.stride + hd.v_col + c;
+      const v128_t v0 = wasm_v128_load(v);
+      const v128_t v1 = wasm_v128_load(v + 4);
+      for (int r = 0; r < kQt; ++r) {
+        const v128_t pv = wasm_v128_load32_splat(&p[r][j - j0]);
+        o[r][0] = wasm_f32x4_add(o[r][0], wasm_f32x4_mul(pv, v0));
+        o[r][1] = wasm_f32x4_add(o[r][1], wasm_f32x4_mul(pv, v1));
+      }
+    }
+    for (int r = 0; r < kQt; ++r) {
+      wasm_v128_store(acc + r * kHeadDim + c, o[r][0]);
+      wasm_v128_store(acc + r * kHeadDim + c + 4, o[r][1]);
+    }
   }
 }
 
-void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc_scratch) {
+void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc) {
   for (int64_t i0 = 0; i0 < hd.len; i0 += kQt) {
     const int64_t nq = std::min(kQt, hd.len - i0);
     const float* q[kQt];
@@ -108,28 +127,34 @@ void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc_sc
     for (int r = 0; r < kQt; ++r) {
       // Rows past the sequence repeat its last query; their results are dropped.
       q[r] = hd.rows + (i0 + std::min<int64_t>(r, nq - 1)) * hd.stride + h * kHeadDim;
-      state[r] = {-INFINITY, 0.0f, acc_scratch + r * kHeadDim};
-      std::fill(state[r].acc, state[r].acc + kHeadDim, 0.0f);
+      state[r] = {-INFINITY, 0.0f};
     }
+    std::fill(acc, acc + kQt * kHeadDim, 0.0f);
     const int64_t lo = hd.window < 0 ? 0 : std::max<int64_t>(0, i0 - hd.window);
     const int64_t hi = hd.window < 0 ? hd.len : std::min<int64_t>(hd.len, i0 + nq - 1 + hd.window + 1);
     for (int64_t j0 = lo / kKt * kKt; j0 < hi; j0 += kKt) {
       float s[kQt][kKt];
       score_tile(q, hd, j0, s);
+      float p[kQt][kKt] = {};
+      float alpha[kQt] = {1.0f, 1.0f, 1.0f, 1.0f};
+      bool any = false;
       for (int64_t r = 0; r < nq; ++r) {
         const int64_t i = i0 + r;
         const int64_t ilo = hd.window < 0 ? 0 : std::max<int64_t>(0, i - hd.window);
         const int64_t ihi = hd.window < 0 ? hd.len : std::min<int64_t>(hd.len, i + hd.window + 1);
         const int64_t jlo = std::max(j0, ilo);
         const int64_t jhi = std::min({j0 + kKt, ihi, hd.len});
-        if (jlo < jhi) fold(state[r], s[r], hd, j0, jlo, jhi);
+        if (jlo >= jhi) continue;  // p stays 0 and alpha 1: the tile leaves this query exactly as it was
+        alpha[r] = softmax_step(state[r], s[r], j0, jlo, jhi, p[r]);
+        any = true;
       }
+      if (any) accumulate_values(acc, p, alpha, hd, j0, std::min(j0 + kKt, hd.len));
     }
     for (int64_t r = 0; r < nq; ++r) {
       float* o = out + (i0 + r) * d + h * kHeadDim;
       const v128_t sum = wasm_f32x4_splat(state[r].sum);
       for (int64_t c = 0; c < kHeadDim; c += 4) {
-        wasm_v128_store(o + c, wasm_f32x4_div(wasm_v128_load(state[r].acc + c), sum));
+        wasm_v128_store(o + c, wasm_f32x4_div(wasm_v128_load(acc + r * kHeadDim + c), sum));
       }
     }
   }
