@@ -2,7 +2,7 @@
 // that a tile of 4 queries against 8 keys is a 4x8 register tile like the GEMM's; an online softmax
 // (running max and sum per query, the accumulated output rescaled when the max grows) consumes one
 // key tile at a time, so no more than a tile of scores ever exists. Key tiles start at multiples of 8
-// from the sequence's start and each query only takes the keys of its own window, so a query's
+// from the sequence's start and keys outside a query's window add exact zeros to it, so a query's
 // result does not depend on which query tile it sits in, nor on the rest of the batch.
 #include "kernels/attention.h"
 
