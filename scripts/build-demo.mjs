@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Builds the demo page into build/demo/: type-checks web/demo, bundles the page (ESM), the engine
+// worker (a classic script: the package loads laya-core.js into it with importScripts) and the
+// service worker with esbuild from the package's browser entry, copies the HTML and CSS, and
+// refuses any bundle that pulls in a Node module ("node:" import).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const kRepoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const kDemo = join(kRepoRoot, 'web', 'demo');
+const out = resolve(process.argv[2] ?? join(kRepoRoot, 'build', 'demo'));
+
+execFileSync(process.execPath, [join(kRepoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(kDemo, 'tsconfig.json')],
+  { stdio: 'inherit' });
+
+mkdirSync(out, { recursive: true });
+const bundles = [['main.ts', 'app.js', 'esm'], ['worker.ts', 'worker.js', 'iife'], ['sw.ts', 'sw.js', 'iife']];
+for (const [entry, file, format] of bundles) {
+  const result = await esbuild.build({
+    entryPoints: [join(kDemo, entry)], outfile: join(out, file), bundle: true, format, platform: 'browser',
+    target: 'es2022', sourcemap: true, metafile: true, logLevel: 'warning', conditions: ['browser'],
+    // The worker passes wasm.moduleUrl, so the package's import.meta.url default is never read there.
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  const nodeImports = Object.values(result.metafile.inputs).flatMap((input) => input.imports)
+    .filter((i) => i.path.startsWith('node:') || i.external);
+  const text = readFileSync(join(out, file), 'utf8');
+  if (nodeImports.length > 0 || /\bfrom\s*["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(text)) {
+    throw new Error(`build-demo: ${file} imports Node modules: ${nodeImports.map((i) => i.path).join(', ') || 'node: in the output'}`);
+  }
+}
+for (const file of ['index.html', 'demo.css']) copyFileSync(join(kDemo, file), join(out, file));
+console.log(`demo built: ${out}`);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job: `npm run demo` sets up, builds (wasm module, package, demo bundle, the bundled
+# default checkpoint: random weights, real English tokenizer) and serves the demo on
+# http://127.0.0.1:8080 until Ctrl-C.
+#   --check      serve on a free port, answer a sample request in headless Chromium, print it, exit
+#   --isolated   send COOP/COEP headers (crossOriginIsolated, what a threaded build needs)
+#   --port N     another port;  --no-build  serve what is already built
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check=0
+build=1
+serve_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check) check=1 ;;
+    --no-build) build=0 ;;
+    --isolated) serve_args+=(--isolated) ;;
+    --port) serve_args+=(--port "$2"); shift ;;
+    *) echo "demo: unknown option $1 (--check, --isolated, --port N, --no-build)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ "$build" = 1 ]; then
+  bash scripts/setup.sh
+  npm run build --silent
+  node scripts/build-demo.mjs
+  node scripts/make-default-checkpoint.mjs
+fi
+
+if [ "$check" = 1 ]; then
+  exec node scripts/demo-check.mjs "${serve_args[@]}"
+fi
+exec node scripts/serve-demo.mjs "${serve_args[@]}"
