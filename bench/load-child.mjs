@@ -1,0 +1,43 @@
+// One measured load in a fresh process (issue 3): prints one JSON line. The baseline is the RSS
+// after the wasm module and tokenizer were loaded once (loadPipeline, then disposed and collected),
+// so "peak above baseline" is what the checkpoint's weights cost. Run with --expose-gc.
+// Usage: node --expose-gc bench/load-child.mjs <directory | http://base-url> [repo]
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { load, loadPipeline } = await import(path.join(root, 'dist/index.node.js'));
+const [where, repo] = process.argv.slice(2);
+const source = where.startsWith('http') ? { repo, hubUrl: where, revision: 'main' } : { directory: where };
+const quiet = { onWarning: () => undefined };
+
+const pipeline = await loadPipeline(source, quiet);
+pipeline.dispose();
+globalThis.gc?.();
+await new Promise((r) => setTimeout(r, 50));
+globalThis.gc?.();
+const baselineRss = process.memoryUsage().rss;
+const baselineMaxRss = process.resourceUsage().maxRSS * 1024;
+
+let totalBytes = 0;
+let firstByte = null;
+let lastByte = null;
+const t0 = performance.now();
+const model = await load(source, {
+  ...quiet,
+  onProgress: (e) => {
+    if (e.type === 'total') totalBytes = e.total;
+    if (e.type === 'download' && e.file === 'model.safetensors' && e.loaded > 0 && firstByte === null) firstByte = performance.now();
+    if (e.type === 'download' && e.file === 'model.safetensors' && e.loaded === e.total) lastByte = performance.now();
+  },
+});
+const seconds = (performance.now() - t0) / 1000;
+const peakRss = process.resourceUsage().maxRSS * 1024;
+const mem = model.memory();
+const afterRss = process.memoryUsage().rss;
+console.log(JSON.stringify({
+  seconds, firstByteSeconds: firstByte === null ? null : (firstByte - t0) / 1000,
+  lastByteSeconds: lastByte === null ? null : (lastByte - t0) / 1000, totalBytes,
+  baselineRss, baselineMaxRss, peakRss, afterRss, memory: mem,
+}));
+model.dispose();
