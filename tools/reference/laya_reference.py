@@ -66,7 +66,7 @@ class EncoderConfig:
 
 
 def layer_norm(x, w, b, eps):
-    return nn.functional.layer_norm(x, (x.shape[-1],), w, b, eps)
+    return nn.functional.layer_norm(x, (int(x.shape[-1]),), w, b, eps)  # static d (ONNX export)
 
 
 def gelu(x):
