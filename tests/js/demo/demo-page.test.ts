@@ -1,0 +1,235 @@
+// The demo page in headless Debian Chromium, served by scripts/serve-demo.mjs: a reference
+// fixture checkpoint loaded from a Hub-style URL answers a raw forward pass within the fixture's
+// tolerance and a built request exactly as the package does in Node; the bundled default loads,
+// answers, embeds and shortlists; a second visit answers with the server gone (service worker +
+// Cache API); the page reports crossOriginIsolated and the build it runs. Screenshots land in
+// build/screenshots/.
+import { jest } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { loadModelWith } from '../../../web/src/load.js';
+import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
+import type { ForwardResult } from '../../../web/src/request.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
+import { describeWithCore, kWasm } from '../helpers/real-core.js';
+import { buildDemo, kScreenshots, serveDemo } from './demo-server.js';
+
+jest.setTimeout(120000);
+
+const kDefaultCheckpoint = join(kRepoRoot, 'build', 'default-checkpoint');
+
+interface Fixture extends ForwardResult {
+  inputs: Array<{ ids: number[]; markers: number[]; qtype: number }>;
+  embed_inputs: Array<{ ids: number[] }>;
+}
+
+async function loadIn(page: Page, source: 'default' | 'hub', hub?: { repo: string; hubUrl: string }): Promise<void> {
+  await page.check(`input[name=source][value=${source}]`);
+  if (hub !== undefined) {
+    await page.fill('#hub-repo', hub.repo);
+    await page.fill('#hub-revision', 'main');
+    await page.fill('#hub-url', hub.hubUrl);
+  }
+  await page.click('[data-testid=load]');
+  await page.waitForSelector('body[data-loaded=true], #model-info [data-testid=error]', { timeout: 60000 });
+  const error = await page.locator('#model-info [data-testid=error]').count();
+  if (error > 0) throw new Error(`load failed: ${await page.locator('#model-info').textContent()}`);
+}
+
+/** Replaces the page's sample questions with these, through the question builder. */
+async function buildQuestions(page: Page, questions: Array<{ id: string; type: string; instructions: string; options: string }>): Promise<void> {
+  while (await page.locator('.question').count() > 0) await page.locator('.question .remove').first().click();
+  for (const [i, q] of questions.entries()) {
+    await page.click('#add-question');
+    const card = page.locator('.question').nth(i);
+    await card.locator('.qid').fill(q.id);
+    await card.locator('.qtype').selectOption(q.type);
+    await card.locator('.instructions').fill(q.instructions);
+    await card.locator('.options').fill(q.options);
+  }
+}
+
+async function ask(page: Page, button = 'ask', out = 'answers'): Promise<string> {
+  await page.evaluate((o) => { document.querySelector(`[data-testid=${o}]`)!.innerHTML = ''; }, out);
+  await page.click(`[data-testid=${button}]`);
+  const json = page.locator(`[data-testid=${out}] [data-testid=response-json]`);
+  const error = page.locator(`[data-testid=${out}] [data-testid=error]`);
+  await json.or(error).waitFor({ state: 'attached', timeout: 60000 });
+  if (await error.count() > 0) throw new Error(`${button} failed: ${await error.textContent()}`);
+  return (await json.textContent()) ?? '';
+}
+
+describeWithCore('the demo page in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    buildDemo();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('a reference fixture from a Hub-style URL: the raw forward pass matches fixture.json within 1e-4', async () => {
+    const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as Fixture;
+    const server = await serveDemo(['--mount', `/org/tiny/resolve/main/=${kTinyCheckpoint}`]);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: server.origin });
+      await page.click('#advanced summary');
+      await page.fill('[data-testid=forward-in]', JSON.stringify({ inputs: fixture.inputs, embed_inputs: fixture.embed_inputs }));
+      await page.click('[data-testid=forward]');
+      await page.waitForSelector('[data-testid=forward-out][data-done=true]', { timeout: 60000 });
+      const out = JSON.parse((await page.locator('[data-testid=forward-out]').textContent()) ?? '') as ForwardResult;
+      let worst = 0;
+      let argmaxMismatches = 0;
+      const check = (a: number[] | undefined, e: number[]): void =>
+        e.forEach((x, i) => { worst = Math.max(worst, Math.abs((a?.[i] ?? NaN) - x) / Math.max(1, Math.abs(x))); });
+      const argmax = (v: number[]): number => v.indexOf(Math.max(...v));
+      fixture.expected.forEach((e, i) => {
+        check(out.expected[i]?.logits, e.logits);
+        check(out.expected[i]?.act, e.act);
+        if (argmax(out.expected[i]?.logits ?? []) !== argmax(e.logits)) argmaxMismatches++;
+      });
+      fixture.embed_expected.forEach((e, i) => check(out.embed_expected[i]?.pooled, e.pooled));
+      expect(out.expected).toHaveLength(fixture.expected.length);
+      expect(out.embed_expected).toHaveLength(fixture.embed_expected.length);
+      expect(worst).toBeLessThan(1e-4);
+      expect(argmaxMismatches).toBe(0);
+      await page.screenshot({ path: join(kScreenshots, 'demo-fixture-forward.png'), fullPage: true });
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('questions built on the page are answered exactly as the package answers them in Node', async () => {
+    const questions = [
+      { id: 'pick', type: 'choice', instructions: 'w10 w11', options: 'w20: w21 w22\nw30\nw40: w41' },
+      { id: 'rate', type: 'score', instructions: 'w12', options: 'w50\nw51\nw52\nw53' },
+      { id: 'yes', type: 'noul', instructions: 'w13 w14', options: '' },
+    ];
+    const state = 'w5 w7 w9 w100 w200';
+    const server = await serveDemo(['--mount', `/org/tiny/resolve/main/=${kTinyCheckpoint}`]);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: server.origin });
+      await buildQuestions(page, questions);
+      await page.fill('[data-testid=state]', state);
+      const fromPage = await ask(page);
+      await page.screenshot({ path: join(kScreenshots, 'demo-fixture-answers.png'), fullPage: true });
+
+      const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
+      try {
+        const expected = await model.predictJson(state, {
+          pick: { type: 'choice', instructions: 'w10 w11', criteria: { w20: 'w21 w22', w30: null, w40: 'w41' } },
+          rate: { type: 'score', instructions: 'w12', criteria: ['w50', 'w51', 'w52', 'w53'] },
+          yes: { type: 'noul', instructions: 'w13 w14' },
+        });
+        expect(fromPage).toBe(expected);
+      } finally {
+        model.dispose();
+      }
+      // Each answer is drawn: bars for choice and score, P(true) / P(false) for noul.
+      expect(await page.locator('[data-testid=answers] .answer').count()).toBe(3);
+      expect(await page.locator('[data-testid=answers] .answer[data-qid=pick] .bar-row').count()).toBe(3);
+      expect(await page.locator('[data-testid=answers] .answer[data-qid=rate] .bar-row').count()).toBe(4);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('the bundled default says it is random, answers, embeds like Node, and shortlists to k labels', async () => {
+    const server = await serveDemo();
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await loadIn(page, 'default');
+      expect(await page.locator('#model-info').textContent()).toContain('meaningless');
+      const response = JSON.parse(await ask(page)) as { answers: Record<string, { type: string }> };
+      expect(Object.values(response.answers).map((a) => a.type)).toEqual(['choice', 'score', 'noul']);
+
+      const texts = ['Where is my parcel?', 'My delivery is late.', 'How do I change my password?'];
+      await page.fill('[data-testid=texts]', texts.join('\n'));
+      await page.click('[data-testid=embed]');
+      await page.waitForSelector('[data-testid=embed-out] table', { timeout: 60000 });
+      const rows = await page.locator('[data-testid=embed-out] tr').allTextContents();
+      expect(rows).toHaveLength(4);
+      const norms = await page.locator('[data-testid=embed-out] tr td:nth-child(2)').allTextContents();
+      const model = await loadModelWith(nodeRuntime, { directory: kDefaultCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
+      try {
+        const vectors = await model.embed(texts);
+        vectors.forEach((v, i) => {
+          expect(Number(norms[i])).toBeCloseTo(Math.sqrt(v.reduce((s, x) => s + x * x, 0)), 3);
+        });
+      } finally {
+        model.dispose();
+      }
+
+      await page.fill('#k', '2');
+      const shortlisted = JSON.parse(await ask(page, 'shortlist', 'shortlist-out')) as
+        { answers: Record<string, { type: string; probabilities?: Record<string, number> }>; shortlist: Record<string, { labels: string[]; n: number }> };
+      expect(shortlisted.shortlist['action']?.n).toBe(4);
+      expect(shortlisted.shortlist['action']?.labels).toHaveLength(2);
+      expect(Object.keys(shortlisted.answers['action']?.probabilities ?? {}).sort()).toEqual([...shortlisted.shortlist['action']?.labels ?? []].sort());
+      await page.screenshot({ path: join(kScreenshots, 'demo-default.png'), fullPage: true });
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('a second visit answers offline: the page from the service worker, the checkpoint from the Cache API', async () => {
+    const server = await serveDemo();
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await page.waitForSelector('body[data-offline-ready=true]', { timeout: 30000 });
+      await loadIn(page, 'default');
+      expect(await page.getAttribute('body', 'data-from-cache')).toBe('false');
+      const online = await ask(page);
+
+      await server.stop();
+      await context.setOffline(true);
+      await page.reload();
+      await loadIn(page, 'default');
+      expect(await page.getAttribute('body', 'data-from-cache')).toBe('true');
+      expect(await ask(page)).toBe(online);
+      await page.screenshot({ path: join(kScreenshots, 'demo-offline.png'), fullPage: true });
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('served with COOP/COEP the page is crossOriginIsolated and says which build it runs; without, it is not', async () => {
+    for (const isolated of [true, false]) {
+      const server = await serveDemo(isolated ? ['--isolated'] : []);
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(server.url);
+        expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(isolated);
+        expect(await page.getAttribute('body', 'data-isolated')).toBe(String(isolated));
+        await loadIn(page, 'default');
+        // No pthreads build exists yet: single-threaded either way, and the page says why.
+        expect(await page.getAttribute('body', 'data-build')).toBe('single-threaded');
+        expect(await page.locator('[data-testid=env]').textContent()).toContain(`crossOriginIsolated: ${isolated ? 'yes' : 'no'}`);
+        expect(await page.locator('#model-info').textContent()).toContain(isolated ? 'no pthreads build yet' : 'not cross-origin isolated');
+        await ask(page);
+        await page.screenshot({ path: join(kScreenshots, `demo-${isolated ? 'isolated' : 'not-isolated'}.png`) });
+      } finally {
+        await context.close();
+        await server.stop();
+      }
+    }
+  });
+});
