@@ -34,8 +34,10 @@ worker.addEventListener('fetch', (event) => {
   const { request } = event;
   const url = new URL(request.url);
   url.search = '';
-  if (request.method !== 'GET' || !(request.mode === 'navigate' || shellUrls.has(url.href))) return;
-  const key = request.mode === 'navigate' ? new URL('./', worker.registration.scope).href : url.href;
+  // Only the shell: other pages of the origin (a checkpoint file opened in a tab) pass through.
+  if (request.method !== 'GET' || !shellUrls.has(url.href)) return;
+  const root = new URL('./', worker.registration.scope).href;
+  const key = url.href === new URL('index.html', root).href ? root : url.href;
   event.respondWith((async () => {
     const cache = await caches.open(kShellCache);
     try {

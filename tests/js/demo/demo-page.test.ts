@@ -25,7 +25,7 @@ interface Fixture extends ForwardResult {
   embed_inputs: Array<{ ids: number[] }>;
 }
 
-async function loadIn(page: Page, source: 'default' | 'hub', hub?: { repo: string; hubUrl: string }): Promise<void> {
+async function loadIn(page: Page, source: 'default' | 'hub' | 'files', hub?: { repo: string; hubUrl: string }): Promise<void> {
   await page.check(`input[name=source][value=${source}]`);
   if (hub !== undefined) {
     await page.fill('#hub-repo', hub.repo);
@@ -139,6 +139,44 @@ describeWithCore('the demo page in Chromium', () => {
       expect(await page.locator('[data-testid=answers] .answer').count()).toBe(3);
       expect(await page.locator('[data-testid=answers] .answer[data-qid=pick] .bar-row').count()).toBe(3);
       expect(await page.locator('[data-testid=answers] .answer[data-qid=rate] .bar-row').count()).toBe(4);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('a checkpoint folder picked from disk loads and answers; a missing Hub repo is reported, not thrown', async () => {
+    const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as Fixture;
+    const server = await serveDemo();
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await page.check('input[name=source][value=hub]');
+      await page.fill('#hub-repo', 'nobody/missing');
+      await page.fill('#hub-url', server.origin);
+      await page.click('[data-testid=load]');
+      const error = page.locator('#model-info [data-testid=error]');
+      await error.waitFor({ timeout: 60000 });
+      expect(await error.textContent()).toMatch(/^invalid_checkpoint: rl_agent_config\.json not found: HTTP 404 .*\/nobody\/missing\/resolve\/main\//);
+      expect(await page.getAttribute('body', 'data-loaded')).toBe('false');
+
+      await page.check('input[name=source][value=files]');
+      await page.setInputFiles('#files', kTinyCheckpoint);
+      await loadIn(page, 'files');
+      expect(await page.locator('#model-info').textContent()).toContain('5 files from disk');
+      await page.click('#advanced summary');
+      const few = fixture.inputs.slice(0, 3);
+      await page.fill('[data-testid=forward-in]', JSON.stringify({ inputs: few }));
+      await page.click('[data-testid=forward]');
+      await page.waitForSelector('[data-testid=forward-out][data-done=true]', { timeout: 60000 });
+      const out = JSON.parse((await page.locator('[data-testid=forward-out]').textContent()) ?? '') as ForwardResult;
+      let worst = 0;
+      few.forEach((_, i) => (fixture.expected[i]?.logits ?? []).forEach((x, j) => {
+        worst = Math.max(worst, Math.abs((out.expected[i]?.logits[j] ?? NaN) - x) / Math.max(1, Math.abs(x)));
+      }));
+      expect(out.expected).toHaveLength(3);
+      expect(worst).toBeLessThan(1e-4);
     } finally {
       await context.close();
       await server.stop();
