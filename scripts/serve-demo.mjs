@@ -89,6 +89,11 @@ function main() {
     if (req.method === 'HEAD') return res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });
+  server.on('error', (error) => {
+    console.error(`serve-demo: cannot listen on ${options.host}:${options.port}: ${error.message}` +
+      (error.code === 'EADDRINUSE' ? ' (another server has the port: pass --port N)' : ''));
+    process.exit(1);
+  });
   server.listen(options.port, options.host, () => {
     const { port } = server.address();
     console.log(`laya-wasm demo: http://${options.host}:${port}/${options.isolated ? ' (COOP/COEP: cross-origin isolated)' : ''}`);

@@ -110,7 +110,7 @@ $('load').addEventListener('click', async () => {
       });
     text.textContent = `loaded in ${loaded.seconds.toFixed(2)} s${loaded.fromCache ? ' (from the browser cache)' : ''}`;
     info.append(el('p', `${loaded.description} — ${loaded.encoder}: d ${loaded.hiddenSize}, ${loaded.encoderLayers} layers, ` +
-      `vocabulary ${loaded.vocabSize}, weights ${(loaded.weightsFileBytes / 1e6).toFixed(1)} MB. ${loaded.build.reason}.`));
+      `vocabulary ${loaded.vocabSize}, weights ${(loaded.weightsFileBytes / 1e6).toFixed(1)} MB. Build: ${loaded.build.reason}.`));
     if (spec.kind === 'default') {
       info.append(el('p', 'Random weights: the answers below are meaningless by design. They show the pipeline, not a judgement.', 'note'));
     }

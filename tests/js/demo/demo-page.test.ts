@@ -263,7 +263,7 @@ describeWithCore('the demo page in Chromium', () => {
         expect(await page.locator('[data-testid=env]').textContent()).toContain(`crossOriginIsolated: ${isolated ? 'yes' : 'no'}`);
         expect(await page.locator('#model-info').textContent()).toContain(isolated ? 'no pthreads build yet' : 'not cross-origin isolated');
         await ask(page);
-        await page.screenshot({ path: join(kScreenshots, `demo-${isolated ? 'isolated' : 'not-isolated'}.png`) });
+        await page.screenshot({ path: join(kScreenshots, `demo-${isolated ? 'isolated' : 'not-isolated'}.png`), fullPage: true });
       } finally {
         await context.close();
         await server.stop();
