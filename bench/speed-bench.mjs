@@ -1,0 +1,104 @@
+// Issue 7: laya-wasm vs onnxruntime-web (wasm backend, same thread count) on random F16
+// checkpoints shaped like ModernBERT-base and the English (ModernBERT-large) model, in one command.
+// The ONNX model is the reference export (tools/reference/export_onnx.py, f32) of the same
+// checkpoint. Per engine and model a fresh child process (bench/speed-child.mjs) loads, answers
+// once (load-to-first-answer), then times questions of each length (median of --runs after a
+// warm-up) and a call of 3 questions of 128 tokens. Prints ms/question, tokens/s, effective GF/s,
+// the fraction of the GEMM ceiling when bench/gemm-ceiling has been built, peak memory, ratios,
+// and the largest logit / act difference between the engines on one question.
+// Usage: node bench/speed-bench.mjs [--runs N] [--lengths 64,128,256,512] [--models base-f16,english-f16]
+//                                   [--threads 1] [--engines laya,ort]
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateCheckpoint, kShapes } from './gen-checkpoint.mjs';
+import { machineLines, median } from './machine.mjs';
+import { questionFlops } from './workload.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const args = process.argv.slice(2);
+const flag = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
+const runs = Number(flag('--runs', '2'));
+const threads = Number(flag('--threads', '1'));
+const lengths = flag('--lengths', '64,128,256,512');
+const models = flag('--models', 'base-f16,english-f16').split(',');
+const engines = flag('--engines', 'laya,ort').split(',');
+const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
+
+for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
+console.log(`settings: runs ${runs} (median, after one warm-up), threads ${threads}, lengths ${lengths}, models ${models.join(', ')}`);
+
+// The GEMM ceiling (scripts/bench-gemm-ceiling.sh), if built: GF/s of an ideal 4x8 wasm SIMD kernel.
+let ceiling = null;
+const ceilingJs = path.join(root, 'build', 'bench', 'gemm-ceiling.cjs');
+if (fs.existsSync(ceilingJs)) {
+  const out = execFileSync(process.execPath, ['--no-experimental-fetch', ceilingJs], { encoding: 'utf8' });
+  const m = out.match(/ceiling_gflops=([\d.]+)/);
+  if (m) ceiling = Number(m[1]);
+  console.log(`GEMM ceiling (wasm SIMD 4x8 f32 register tile, L1-resident): ${ceiling?.toFixed(2)} GF/s`);
+} else {
+  console.log('GEMM ceiling: not built (npm run bench:gemm-ceiling builds and runs it)');
+}
+
+function child(engine, dir, onnx) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('exit', (code) => {
+      const line = out.trim().split('\n').pop();
+      if (code !== 0 || !line) reject(new Error(`${engine} child exited ${code}: ${out.slice(-500)}`));
+      else resolve(JSON.parse(line));
+    });
+  });
+}
+
+for (const name of models) {
+  const shape = { ...kShapes[name], globalEvery: 3, window: 128 };
+  const dir = path.join(root, 'build', 'bench', name);
+  generateCheckpoint(dir, kShapes[name], 1234, console.log);
+  const onnx = path.join(root, 'build', 'bench', 'onnx', `${name}.onnx`);
+  if (engines.includes('ort')) {
+    fs.mkdirSync(path.dirname(onnx), { recursive: true });
+    execFileSync('/usr/bin/python3', [path.join(root, 'tools/reference/export_onnx.py'), dir, onnx], { stdio: ['ignore', 'inherit', 'ignore'] });
+  }
+  const fileBytes = fs.statSync(path.join(dir, 'model.safetensors')).size;
+  console.log(`\n== ${name}: d ${shape.d}, ${shape.layers} layers, heads ${shape.heads}, intermediate ${shape.inter}, vocab ${shape.vocab}; F16 file ${(fileBytes / 1e9).toFixed(3)} GB`);
+  const res = {};
+  for (const engine of engines) {
+    try { res[engine] = await child(engine, dir, onnx); } catch (e) { console.log(`${engine}: FAILED ${e.message}`); }
+  }
+  // GF/s and tokens/s use process CPU time (what the engine itself spent; the machine is shared);
+  // wall time is printed beside it.
+  const row = (label, r) => {
+    const parts = [];
+    for (const L of lengths.split(',').map(Number)) {
+      const cpu = median(r.perLengthCpu[L]), wall = median(r.perLength[L]);
+      const gf = questionFlops(shape, L) / (cpu / 1000) / 1e9;
+      parts.push(`${L}: ${cpu.toFixed(0)} ms cpu (${wall.toFixed(0)} wall), ${(L / (cpu / 1000)).toFixed(0)} tok/s, ${gf.toFixed(2)} GF/s${ceiling ? ` = ${((gf / ceiling) * 100).toFixed(0)}% of ceiling` : ''}`);
+    }
+    console.log(`  ${label.padEnd(18)} ${parts.join(' | ')}`);
+  };
+  for (const engine of engines) {
+    const r = res[engine];
+    if (!r) continue;
+    console.log(`  [${engine} ${r.version}]`);
+    row('per question', r);
+    const callCpu = median(r.callCpuMs), callWall = median(r.callMs);
+    const callGf = (questionFlops(shape, r.callLength) * r.callQuestions) / (callCpu / 1000) / 1e9;
+    console.log(`  ${'call of 3 x 128'.padEnd(18)} ${callCpu.toFixed(0)} ms cpu (${callWall.toFixed(0)} wall) = ${(callCpu / r.callQuestions).toFixed(0)} ms/question, ${(r.callQuestions * r.callLength / (callCpu / 1000)).toFixed(0)} tok/s, ${callGf.toFixed(2)} GF/s`);
+    console.log(`  ${'load'.padEnd(18)} ${r.loadSeconds.toFixed(2)} s wall; load to first answer (128 tokens) ${r.firstAnswerSeconds.toFixed(2)} s wall`);
+    const mem = r.memory ? `; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena ${(r.memory.arenaBytes / 1e6).toFixed(1)} MB, scratch ${(r.memory.scratchBytes / 1e6).toFixed(1)} MB)` : '';
+    console.log(`  ${'peak memory'.padEnd(18)} RSS ${(r.peakRss / 1e9).toFixed(3)} GB${mem}`);
+    console.log(`  ${'time by step kind'.padEnd(18)} ${engine === 'laya' ? 'not exposed by the engine (no profiling hook in LayaSession)' : 'not collected'}`);
+  }
+  if (res.laya && res.ort) {
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(median(res.ort.perLengthCpu[L]) / median(res.laya.perLengthCpu[L])).toFixed(2)}x`);
+    console.log(`  ratio ORT / laya CPU time (>1: laya faster): ${ratios.join(', ')}, call ${(median(res.ort.callCpuMs) / median(res.laya.callCpuMs)).toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / res.laya.firstAnswerSeconds).toFixed(2)}x`);
+    const diff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
+    console.log(`  parity laya vs ORT (128-token question): logits max rel diff ${diff(res.laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(res.laya.parity.act, res.ort.parity.act).toExponential(2)}`);
+  }
+}

@@ -1,0 +1,73 @@
+// One engine on one model in a fresh process (so its peak RSS is its own): laya-wasm through the
+// package (model.forward on token ids) or onnxruntime-web (wasm backend) on the reference export.
+// Prints one JSON line: load / first-answer times, per-length run times, the 3-question call,
+// the outputs of the parity question, peak RSS, wasm memory.
+// Usage: node --expose-gc bench/speed-child.mjs <laya|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { question } from './workload.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [engine, dir, onnxPath, runsText, threadsText, lengthsText] = process.argv.slice(2);
+const runs = Number(runsText), threads = Number(threadsText);
+const lengths = lengthsText.split(',').map(Number);
+const kCallLength = 128, kCallQuestions = 3;
+
+let runOne, runCall, memory = () => null, version = '';
+const t0 = performance.now();
+if (engine === 'laya') {
+  const { load } = await import(path.join(root, 'dist/index.node.js'));
+  const model = await load({ directory: dir }, { onWarning: () => undefined, threads });
+  const toOut = (r) => r.expected.map((e) => ({ logits: e.logits, act: e.act }));
+  runOne = async (q) => toOut(await model.forward({ inputs: [q] }))[0];
+  runCall = async (qs) => toOut(await model.forward({ inputs: qs }));
+  memory = () => model.memory();
+  version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+} else {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = threads;
+  const session = await ort.InferenceSession.create(fs.readFileSync(onnxPath), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const i64 = (xs) => BigInt64Array.from(xs.map(BigInt));
+  runOne = async (q) => {
+    const out = await session.run({
+      ids: new ort.Tensor('int64', i64(q.ids), [1, q.ids.length]),
+      markers: new ort.Tensor('int64', i64(q.markers), [1, q.markers.length]),
+      qtype: new ort.Tensor('int64', i64([q.qtype]), [1]),
+    });
+    return { logits: Array.from(out.logits.data), act: Array.from(out.act.data) };
+  };
+  runCall = async (qs) => { const r = []; for (const q of qs) r.push(await runOne(q)); return r; };
+  version = ort.env.versions?.web ?? '?';
+}
+const loadSeconds = (performance.now() - t0) / 1000;
+const parityQuestion = question(kCallLength, 7);
+const first = await runOne(parityQuestion);
+const firstAnswerSeconds = (performance.now() - t0) / 1000;
+
+// Wall and process CPU milliseconds of one call: both engines run on this thread (threads = 1),
+// so CPU time is their compute time even when other processes hold the cores.
+async function timed(fn) {
+  const c = process.cpuUsage(), s = performance.now();
+  await fn();
+  const d = process.cpuUsage(c);
+  return { wall: performance.now() - s, cpu: (d.user + d.system) / 1000 };
+}
+const perLength = {}, perLengthCpu = {};
+for (const L of lengths) {
+  const q = question(L, L);
+  await runOne(q); // warm-up (first run of a bucket plans/allocates)
+  const t = [];
+  for (let i = 0; i < runs; ++i) t.push(await timed(() => runOne(q)));
+  perLength[L] = t.map((x) => x.wall);
+  perLengthCpu[L] = t.map((x) => x.cpu);
+}
+const callQuestions = Array.from({ length: kCallQuestions }, (_, i) => question(kCallLength, 100 + i));
+await runCall(callQuestions);
+const callT = [];
+for (let i = 0; i < runs; ++i) callT.push(await timed(() => runCall(callQuestions)));
+const callMs = callT.map((x) => x.wall), callCpuMs = callT.map((x) => x.cpu);
+console.log(JSON.stringify({
+  engine, version, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
+  parity: first, peakRss: process.resourceUsage().maxRSS * 1024, memory: memory(),
+}));
