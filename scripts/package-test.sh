@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
-# The npm package as a user gets it: `npm pack` (dist/ must be built: npm run build), installed
-# from the tarball into a fresh project in a temporary directory (no network needed: the package
-# has no dependencies), then
-#   1. a Node ESM script imports "laya-wasm" (exports condition "node") and checks the tiny
-#      reference checkpoint's forward outputs against fixture.json at 1e-4 * max(1, |x|);
-#   2. a TypeScript file importing it type-checks against the shipped declarations;
-#   3. the CLI (`npx laya-wasm forward`) gives the same outputs;
-#   4. a page importing "laya-wasm" is bundled with esbuild (condition "browser"), served with
-#      dist/wasm/ copied beside the bundle, and run in headless Debian Chromium.
+# The npm package as a user gets it: `npm pack` (needs npm run build), installed into a fresh
+# temporary project (offline: no dependencies), then used from a Node ESM script, from TypeScript
+# (the shipped declarations), through `npx laya-wasm forward`, and from an esbuild-bundled page in
+# headless Chromium; every forward output is checked against the tiny reference fixture (1e-4).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${LAYA_SHARED_DIR:-$repo/../shared}"

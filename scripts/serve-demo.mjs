@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// A tiny static server for the demo (nothing runs server-side): the built page (build/demo), the
-// package (dist/, hence /dist/wasm/), the bundled default checkpoint (build/default-checkpoint).
-// --isolated adds COOP/COEP so the page is crossOriginIsolated (what a threaded build needs).
+// A tiny static server for the demo (nothing runs server-side): build/demo, dist/ (hence
+// /dist/wasm/) and build/default-checkpoint. --isolated adds COOP/COEP (crossOriginIsolated).
 // Usage: node scripts/serve-demo.mjs [--port 8080] [--isolated] [--mount /prefix/=dir]...
 // Prints "laya-wasm demo: <url>" once listening (--port 0 picks a free port).
 import { createReadStream, statSync } from 'node:fs';

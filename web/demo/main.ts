@@ -104,6 +104,7 @@ $('load').addEventListener('click', async () => {
         if (event.type === 'total') {
           progress.value = event.total > 0 ? event.loaded / event.total : 0;
           text.textContent = `${(event.loaded / 1e6).toFixed(1)} of ${(event.total / 1e6).toFixed(1)} MB`;
+          document.body.dataset['progress'] = `${event.loaded}/${event.total}`;
         } else if (event.type === 'ready') {
           progress.value = 1;
         }

@@ -1,16 +1,15 @@
-// The demo page in headless Debian Chromium, served by scripts/serve-demo.mjs: a reference
-// fixture checkpoint loaded from a Hub-style URL answers a raw forward pass within the fixture's
-// tolerance and a built request exactly as the package does in Node; the bundled default loads,
-// answers, embeds and shortlists; a second visit answers with the server gone (service worker +
-// Cache API); the page reports crossOriginIsolated and the build it runs. Screenshots land in
-// build/screenshots/.
+// The demo page in headless Debian Chromium, served by scripts/serve-demo.mjs: reference fixture
+// parity through the page (Hub-style URL, files from disk), page-built questions answered as in
+// Node, the bundled default (answers, embed, shortlist), an offline second visit, and the
+// crossOriginIsolated / build report. Screenshots land in build/screenshots/.
 import { jest } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import type { ForwardResult } from '../../../web/src/request.js';
+import { kCheckpointFiles } from '../../../web/src/sources/checkpoint-source.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
@@ -191,6 +190,9 @@ describeWithCore('the demo page in Chromium', () => {
       await page.goto(server.url);
       await loadIn(page, 'default');
       expect(await page.locator('#model-info').textContent()).toContain('meaningless');
+      // Download progress ended at every byte of the five files.
+      const bytes = kCheckpointFiles.reduce((sum, file) => sum + statSync(join(kDefaultCheckpoint, file)).size, 0);
+      expect(await page.getAttribute('body', 'data-progress')).toBe(`${bytes}/${bytes}`);
       const response = JSON.parse(await ask(page)) as { answers: Record<string, { type: string }> };
       expect(Object.values(response.answers).map((a) => a.type)).toEqual(['choice', 'score', 'noul']);
 
