@@ -41,7 +41,7 @@ std::string percent_g(double x) {
 void append_rounded(std::string& out, double x) { out += float_json(python_round(x, 4)); }
 
 void append_key(std::string& out, std::string_view key) {
-  append_json_string(out, key, /*ensure_ascii=*/false);
+  json::append_quoted(out, key, /*ensure_ascii=*/false);
   out += ": ";
 }
 
@@ -189,7 +189,7 @@ Result<Answer> compute_answer(const Question& q, std::span<const float> logits, 
 void append_answer_json(std::string& out, const Question& q, const Answer& a, bool with_answer_confidence) {
   const std::vector<float>& p = a.probabilities;
   out += "{\"type\": ";
-  append_json_string(out, qtype_name(q.type), false);
+  json::append_quoted(out, qtype_name(q.type), false);
   switch (q.type) {
     case QType::kChoice:
       out += ", \"choice\": ";

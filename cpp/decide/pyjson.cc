@@ -22,19 +22,6 @@ std::vector<const json::Member*> dict_members(const json::Value& object) {
   return out;
 }
 
-void append_json_string(std::string& out, std::string_view s, bool ensure_ascii) {
-  const size_t start = out.size();
-  json::append_quoted(out, s, ensure_ascii);
-  if (!ensure_ascii) return;
-  // json::append_quoted keeps DEL raw; Python's ASCII escaper escapes everything outside ' '..'~'.
-  for (size_t i = start; i < out.size(); ++i) {
-    if (out[i] == '\x7f') {
-      out.replace(i, 1, "\\u007f");
-      i += 5;
-    }
-  }
-}
-
 std::string json_key(const json::Value& scalar) {
   switch (scalar.kind()) {
     case json::Kind::kNull: return "null";
@@ -56,7 +43,7 @@ void append_dumps(std::string& out, const json::Value& v, bool ensure_ascii) {
     case json::Kind::kNumber:
       out += v.is_integer() ? python_number_repr(v) : float_json(v.as_double());
       return;
-    case json::Kind::kString: append_json_string(out, v.as_string(), ensure_ascii); return;
+    case json::Kind::kString: json::append_quoted(out, v.as_string(), ensure_ascii); return;
     case json::Kind::kArray: {
       out += '[';
       bool first = true;
@@ -74,7 +61,7 @@ void append_dumps(std::string& out, const json::Value& v, bool ensure_ascii) {
       for (const json::Member* m : dict_members(v)) {
         if (!first) out += ", ";
         first = false;
-        append_json_string(out, m->first, ensure_ascii);
+        json::append_quoted(out, m->first, ensure_ascii);
         out += ": ";
         append_dumps(out, m->second, ensure_ascii);
       }

@@ -20,9 +20,6 @@ std::vector<const json::Member*> dict_members(const json::Value& object);
 std::string dumps(const json::Value& v, bool ensure_ascii);
 void append_dumps(std::string& out, const json::Value& v, bool ensure_ascii);
 
-// A str as json.dumps quotes it (Python escapes DEL as \u007f when ensure_ascii is on).
-void append_json_string(std::string& out, std::string_view s, bool ensure_ascii);
-
 // An object key as json.dumps writes a non-str dict key: true/false/null, ints, float reprs.
 std::string json_key(const json::Value& scalar);
 

@@ -42,7 +42,7 @@ Result<std::string> answer_request(const PreparedRequest& request, const std::ve
     const double t = config.calibration.temperature(q.type, request.rows[i].markers.size());
     LAYA_ASSIGN_OR_RETURN(Answer a, compute_answer(q, outputs[i].logits, outputs[i].act, t));
     if (i) out += ", ";
-    append_json_string(out, q.id, /*ensure_ascii=*/false);
+    json::append_quoted(out, q.id, /*ensure_ascii=*/false);
     out += ": ";
     append_answer_json(out, q, a, config.dialect.answer_confidence);
   }
@@ -53,7 +53,7 @@ Result<std::string> answer_request(const PreparedRequest& request, const std::ve
       const OptionStats& s = request.option_stats[i];
       if (s.distinct >= s.total) continue;
       if (!collapsed.empty()) collapsed += ", ";
-      append_json_string(collapsed, request.questions[i].id, /*ensure_ascii=*/false);
+      json::append_quoted(collapsed, request.questions[i].id, /*ensure_ascii=*/false);
       collapsed += ": {\"total\": " + std::to_string(s.total) + ", \"distinct\": " + std::to_string(s.distinct) +
                    ", \"tokens_per_option\": " +
                    (s.tokens_per_option ? std::to_string(*s.tokens_per_option) : std::string("null")) + "}";

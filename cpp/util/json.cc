@@ -410,7 +410,8 @@ void append_quoted(std::string& out, std::string_view s, bool ensure_ascii) {
         case '\b': out += "\\b"; break;
         case '\f': out += "\\f"; break;
         default:
-          if (c < 0x20) append_u(c);
+          // Python escapes C0 controls always, and DEL too when ensure_ascii (anything outside ' '..'~').
+          if (c < 0x20 || (c == 0x7f && ensure_ascii)) append_u(c);
           else out += static_cast<char>(c);
       }
       ++i;
