@@ -8,7 +8,10 @@ import type { ForwardResult } from '../../../web/src/request.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
-import { describeWithCore, kCoreJs } from '../helpers/real-core.js';
+import { loadModelWith } from '../../../web/src/load.js';
+import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
+import { predictShortlist } from '../../../web/src/shortlist.js';
+import { describeWithCore, kCoreJs, kWasm } from '../helpers/real-core.js';
 
 describeWithCore('the browser entry with the built module', () => {
   let browser: Browser;
@@ -44,5 +47,42 @@ describeWithCore('the browser entry with the built module', () => {
     expect(worst).toBeLessThan(1e-4);
     expect(result.embedLength).toBe(64);
     expect(server.requests).toContain('/wasm/laya-core.wasm');
+  });
+
+  test('predict, embed and the shortlist answer in the page exactly as in Node', async () => {
+    const state = 'w5 w6 w7 w8 w9';
+    const questions = {
+      pick: { type: 'choice', instructions: 'w10 w11', criteria: { w12: null, w13: 'w14 w15', w16: null, w17: null } },
+      level: { type: 'score', instructions: 'w20', criteria: ['w21', 'w22', 'w23'] },
+      holds: { type: 'noul', instructions: 'w30 w31' },
+    };
+    const texts = ['w5 w7', '', 'w100 w200 w300'];
+    const node = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
+    const want = {
+      answer: await node.predictJson(state, questions),
+      embeddings: (await node.embed(texts)).map((row) => Array.from(row)),
+      shortlist: await predictShortlist(node, state, questions, { k: 2 }),
+    };
+    node.dispose();
+
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/index.html`);
+    const got = await page.evaluate(async ({ hubUrl, state, questions, texts }) => {
+      const { load, predictShortlist } = await import('/web/src/index.browser.js' as string);
+      const model = await load({ repo: 'org/tiny', hubUrl }, { wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+      const result = {
+        answer: await model.predictJson(state, questions),
+        embeddings: (await model.embed(texts)).map((row: Float32Array) => Array.from(row)),
+        shortlist: await predictShortlist(model, state, questions, { k: 2 }),
+      };
+      model.dispose();
+      return result;
+    }, { hubUrl: server.origin, state, questions, texts });
+    await page.close();
+    expect(got.answer).toBe(want.answer);
+    expect(got.embeddings).toEqual(want.embeddings);
+    expect(got.shortlist).toEqual(want.shortlist);
+    expect(JSON.parse(got.answer).answers.pick.probabilities).toBeDefined();
+    expect(got.shortlist.shortlist.pick.labels).toHaveLength(2);
   });
 });
