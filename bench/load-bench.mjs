@@ -42,7 +42,8 @@ const hubUrl = `http://127.0.0.1:${server.address().port}`;
 
 function child(where) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', path.join(here, 'load-child.mjs'), where, repo], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const childArgs = where === 'raw' ? ['raw', dir] : [where, repo];
+    const p = spawn(process.execPath, ['--expose-gc', path.join(here, 'load-child.mjs'), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
     p.on('exit', (code) => {
@@ -55,6 +56,13 @@ function child(where) {
 
 const gb = (b) => (b / 1e9).toFixed(3);
 const results = {};
+{
+  // The floor: the same file read into fresh wasm memory by plain Node, no engine.
+  const rs = [];
+  for (let i = 0; i < runs; ++i) rs.push(await child('raw'));
+  const sec = median(rs.map((r) => r.seconds));
+  console.log(`\nfloor, plain fs reads into a fresh WebAssembly.Memory (no engine): ${sec.toFixed(2)} s -> ${(fileBytes / 1e9 / sec).toFixed(3)} GB/s (runs ${rs.map((r) => r.seconds.toFixed(2)).join(' ')})`);
+}
 for (const [label, where] of [['directory', dir], ['http 127.0.0.1', hubUrl]]) {
   const rs = [];
   for (let i = 0; i < runs; ++i) rs.push(await child(where));

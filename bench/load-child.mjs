@@ -1,10 +1,30 @@
 // One measured load in a fresh process (issue 3): prints one JSON line. The baseline is the RSS
 // after the wasm module and tokenizer were loaded once (loadPipeline, then disposed and collected),
 // so "peak above baseline" is what the checkpoint's weights cost. Run with --expose-gc.
+// With `raw` instead of a source it only reads model.safetensors into a fresh WebAssembly.Memory in
+// 16 MB chunks, as the package's file reader does: the machine's floor for a load (page faults of
+// fresh memory included), with no engine involved.
 // Usage: node --expose-gc bench/load-child.mjs <directory | http://base-url> [repo]
+//        node bench/load-child.mjs raw <directory>
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+if (process.argv[2] === 'raw') {
+  const file = path.join(process.argv[3], 'model.safetensors');
+  const size = fs.statSync(file).size;
+  const t0 = performance.now();
+  const memory = new WebAssembly.Memory({ initial: Math.ceil(size / 65536) });
+  const heap = new Uint8Array(memory.buffer);
+  const fh = await fs.promises.open(file, 'r');
+  for (let pos = 0; pos < size;) {
+    const { bytesRead } = await fh.read(heap, pos, Math.min(16 << 20, size - pos), pos);
+    pos += bytesRead;
+  }
+  await fh.close();
+  console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, bytes: size, peakRss: process.resourceUsage().maxRSS * 1024 }));
+  process.exit(0);
+}
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { load, loadPipeline } = await import(path.join(root, 'dist/index.node.js'));
 const [where, repo] = process.argv.slice(2);
