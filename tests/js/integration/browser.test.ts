@@ -52,9 +52,9 @@ describeWithCore('the browser entry with the built module', () => {
   test('predict, embed and the shortlist answer in the page exactly as in Node', async () => {
     const state = 'w5 w6 w7 w8 w9';
     const questions = {
-      pick: { type: 'choice', instructions: 'w10 w11', criteria: { w12: null, w13: 'w14 w15', w16: null, w17: null } },
-      level: { type: 'score', instructions: 'w20', criteria: ['w21', 'w22', 'w23'] },
-      holds: { type: 'noul', instructions: 'w30 w31' },
+      pick: { type: 'choice' as const, instructions: 'w10 w11', criteria: { w12: null, w13: 'w14 w15', w16: null, w17: null } },
+      level: { type: 'score' as const, instructions: 'w20', criteria: ['w21', 'w22', 'w23'] },
+      holds: { type: 'noul' as const, instructions: 'w30 w31' },
     };
     const texts = ['w5 w7', '', 'w100 w200 w300'];
     const node = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
