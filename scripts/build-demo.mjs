@@ -4,7 +4,7 @@
 // service worker with esbuild from the package's browser entry, copies the HTML and CSS, and
 // refuses any bundle that pulls in a Node module ("node:" import).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -16,21 +16,29 @@ const out = resolve(process.argv[2] ?? join(kRepoRoot, 'build', 'demo'));
 execFileSync(process.execPath, [join(kRepoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(kDemo, 'tsconfig.json')],
   { stdio: 'inherit' });
 
+// Built beside the output and renamed into place file by file, so a server reading build/demo
+// while another build runs (parallel tests) never sees a half-written file.
 mkdirSync(out, { recursive: true });
-const bundles = [['main.ts', 'app.js', 'esm'], ['worker.ts', 'worker.js', 'iife'], ['sw.ts', 'sw.js', 'iife']];
-for (const [entry, file, format] of bundles) {
-  const result = await esbuild.build({
-    entryPoints: [join(kDemo, entry)], outfile: join(out, file), bundle: true, format, platform: 'browser',
-    target: 'es2022', sourcemap: true, metafile: true, logLevel: 'warning', conditions: ['browser'],
-    // The worker passes wasm.moduleUrl, so the package's import.meta.url default is never read there.
-    logOverride: { 'empty-import-meta': 'silent' },
-  });
-  const nodeImports = Object.values(result.metafile.inputs).flatMap((input) => input.imports)
-    .filter((i) => i.path.startsWith('node:') || i.external);
-  const text = readFileSync(join(out, file), 'utf8');
-  if (nodeImports.length > 0 || /\bfrom\s*["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(text)) {
-    throw new Error(`build-demo: ${file} imports Node modules: ${nodeImports.map((i) => i.path).join(', ') || 'node: in the output'}`);
+const staging = mkdtempSync(`${out}.staging-`);
+try {
+  const bundles = [['main.ts', 'app.js', 'esm'], ['worker.ts', 'worker.js', 'iife'], ['sw.ts', 'sw.js', 'iife']];
+  for (const [entry, file, format] of bundles) {
+    const result = await esbuild.build({
+      entryPoints: [join(kDemo, entry)], outfile: join(staging, file), bundle: true, format, platform: 'browser',
+      target: 'es2022', sourcemap: true, metafile: true, logLevel: 'warning', conditions: ['browser'],
+      // The worker passes wasm.moduleUrl, so the package's import.meta.url default is never read there.
+      logOverride: { 'empty-import-meta': 'silent' },
+    });
+    const nodeImports = Object.values(result.metafile.inputs).flatMap((input) => input.imports)
+      .filter((i) => i.path.startsWith('node:') || i.external);
+    const text = readFileSync(join(staging, file), 'utf8');
+    if (nodeImports.length > 0 || /\bfrom\s*["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(text)) {
+      throw new Error(`build-demo: ${file} imports Node modules: ${nodeImports.map((i) => i.path).join(', ') || 'node: in the output'}`);
+    }
   }
+  for (const file of ['index.html', 'demo.css']) copyFileSync(join(kDemo, file), join(staging, file));
+  for (const file of readdirSync(staging)) renameSync(join(staging, file), join(out, file));
+} finally {
+  rmSync(staging, { recursive: true, force: true });
 }
-for (const file of ['index.html', 'demo.css']) copyFileSync(join(kDemo, file), join(out, file));
 console.log(`demo built: ${out}`);

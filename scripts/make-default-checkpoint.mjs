@@ -4,7 +4,7 @@
 // the English rl_agent_config.json, so real text tokenizes for real but the answers mean nothing.
 // Deterministic (seeded PRNG); every tensor of spec 1.5 in module order plus the F32 `temperature`
 // buffer. Usage: node scripts/make-default-checkpoint.mjs [outDir] (default build/default-checkpoint).
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -108,6 +108,13 @@ function buildSafetensors() {
   return Buffer.concat([prefix, Buffer.from(headerText, 'utf8'), ...chunks]);
 }
 
+/** Written beside and renamed into place: a server reading the file meanwhile sees old or new, never half. */
+function writeAtomic(path, data) {
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, data);
+  renameSync(temp, path);
+}
+
 function main() {
   const out = resolve(process.argv[2] ?? join(kRepoRoot, 'build', 'default-checkpoint'));
   mkdirSync(join(out, 'encoder'), { recursive: true });
@@ -118,19 +125,21 @@ function main() {
     hidden_size: dims.d, intermediate_size: dims.inter, num_hidden_layers: dims.layers,
     num_attention_heads: dims.heads, local_attention: dims.window,
   });
-  writeFileSync(join(out, 'encoder', 'config.json'), `${JSON.stringify(encoder, null, 2)}\n`);
+  writeAtomic(join(out, 'encoder', 'config.json'), `${JSON.stringify(encoder, null, 2)}\n`);
 
   const agent = JSON.parse(readFileSync(join(kEnglish, 'rl_agent_config.json'), 'utf8'));
   agent.model_name = 'laya-wasm-default-random';
   agent.encoder = 'laya-wasm/random-modernbert-d64-l4 (random weights, English ModernBERT tokenizer)';
-  writeFileSync(join(out, 'rl_agent_config.json'), `${JSON.stringify(agent, null, 2)}\n`);
+  writeAtomic(join(out, 'rl_agent_config.json'), `${JSON.stringify(agent, null, 2)}\n`);
 
   for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
-    copyFileSync(join(kEnglish, 'tokenizer', file), join(out, 'tokenizer', file));
-    chmodSync(join(out, 'tokenizer', file), 0o644);  // the fixtures are read-only; a rerun overwrites
+    const temp = join(out, 'tokenizer', `${file}.${process.pid}.tmp`);
+    copyFileSync(join(kEnglish, 'tokenizer', file), temp);
+    chmodSync(temp, 0o644);  // the fixtures are read-only; a rerun must be able to replace the copy
+    renameSync(temp, join(out, 'tokenizer', file));
   }
   const weights = buildSafetensors();
-  writeFileSync(join(out, 'model.safetensors'), weights);
+  writeAtomic(join(out, 'model.safetensors'), weights);
   console.log(`default checkpoint (random weights): ${out} (${weights.length} bytes of weights)`);
 }
 

@@ -90,7 +90,13 @@ $('load').addEventListener('click', async () => {
   const progress = $<HTMLProgressElement>('progress');
   const text = $('progress-text');
   const info = $('model-info');
-  const spec = sourceSpec();
+  let spec: SourceSpec;
+  try {
+    spec = sourceSpec();
+  } catch (error) {
+    errorBox(info, Object.assign(new Error(`the checkpoint location is not valid: ${(error as Error).message}`), { code: 'invalid_request' }));
+    return;
+  }
   for (const id of modelButtons) $<HTMLButtonElement>(id).disabled = true;
   $<HTMLButtonElement>('load').disabled = true;
   document.body.dataset['loaded'] = 'false';
