@@ -131,6 +131,15 @@ describeWithCore('the demo page in Chromium', () => {
           yes: { type: 'noul', instructions: 'w13 w14' },
         });
         expect(fromPage).toBe(expected);
+        // A JSON state keeps its text as written (key order, 1.0) through the page and the worker.
+        const jsonState = '{"b": 1.0, "a": ["w5", 2]}';
+        await page.fill('[data-testid=state]', jsonState);
+        await page.check('#state-json');
+        expect(await ask(page)).toBe(await model.predictJson({ json: jsonState }, {
+          pick: { type: 'choice', instructions: 'w10 w11', criteria: { w20: 'w21 w22', w30: null, w40: 'w41' } },
+          rate: { type: 'score', instructions: 'w12', criteria: ['w50', 'w51', 'w52', 'w53'] },
+          yes: { type: 'noul', instructions: 'w13 w14' },
+        }));
       } finally {
         model.dispose();
       }
