@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test of the project, from a fresh clone: set-up, the native C++ tests, the same tests
-# compiled to wasm and run under Node, then the TypeScript tests against the wasm build.
+# Every test of the project, from a fresh clone: set-up, the native C++ tests (plain, then under
+# sanitizers, then the fuzzers for a bounded time), the same tests compiled to wasm and run under
+# Node, then the TypeScript tests (Jest, with Chromium) against the wasm build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,6 +13,12 @@ echo "== native C++ tests"
 cmake --preset native >/dev/null
 cmake --build --preset native -j"$jobs"
 ctest --preset native -j"$jobs"
+
+echo "== C++ tests under ASan + UBSan + LSan"
+LAYA_JOBS="$jobs" bash scripts/sanitize.sh
+
+echo "== fuzzing: each libFuzzer harness for a bounded time"
+LAYA_JOBS="$jobs" bash scripts/fuzz.sh "${LAYA_FUZZ_SECONDS:-20}"
 
 echo "== wasm C++ tests (Node)"
 cmake --preset wasm >/dev/null
