@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine of this kind lacks: Debian's Emscripten and C++ test tools (and
 # Chromium for the browser tests), then the npm dependencies from the lock file. Safe to re-run:
-# packages already present are skipped.
+# packages already present are skipped. `--bench` adds what the benchmarks need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(emscripten doctest-dev cmake ninja-build clang lld libclang-rt-14-dev chromium)
+# The benchmarks export their ONNX comparison model with Debian's PyTorch (tools/reference/).
+if [ "${1:-}" = "--bench" ]; then packages+=(python3-torch python3-onnx); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
