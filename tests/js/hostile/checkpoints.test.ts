@@ -13,6 +13,7 @@ import type { LayaCoreModule } from '../../../web/src/core/laya-core.js';
 import { LayaError, type LayaErrorCode } from '../../../web/src/errors.js';
 import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
+import { startCheckpointServer } from '../helpers/checkpoint-server.js';
 import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kCoreJs, kWasm } from '../helpers/real-core.js';
 
@@ -208,5 +209,43 @@ describeWithCore('memory on failed loads', () => {
     const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, oneModule);
     expect(model.memory().wasmMemoryBytes).toBe(core.HEAPU8.length);
     model.dispose();
+  });
+
+  test('20 loads aborted mid-download in one module instance leave wasm memory flat', async () => {
+    const server = await startCheckpointServer({ '/org/tiny/resolve/main/': kTinyCheckpoint }, { chunkBytes: 32 * 1024, chunkDelayMs: 2 });
+    try {
+      const abortMidway = async (): Promise<{ error: unknown; seen: number; total: number }> => {
+        const controller = new AbortController();
+        let seen = 0;
+        let total = 0;
+        const error = await loadModelWith(nodeRuntime, { repo: 'org/tiny', hubUrl: server.origin }, {
+          ...oneModule,
+          signal: controller.signal,
+          onProgress: (e) => {
+            if (e.type === 'download' && e.file === 'model.safetensors' && e.loaded > 0 && e.loaded < e.total) {
+              seen = e.loaded;
+              total = e.total;
+              controller.abort();
+            }
+          },
+        }).then(() => null, (e: unknown) => e);
+        return { error, seen, total };
+      };
+      const first = await abortMidway();  // warm-up: the module's first allocations, the weights buffer
+      expect((first.error as Error).name).toBe('AbortError');
+      const before = core.HEAPU8.length;
+      for (let i = 0; i < 20; i++) {
+        const { error, seen, total } = await abortMidway();
+        expect((error as Error).name).toBe('AbortError');
+        expect(seen).toBeGreaterThan(0);
+        expect(seen).toBeLessThan(total);  // aborted while the weights were streaming
+      }
+      expect(core.HEAPU8.length).toBe(before);
+      const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, oneModule);
+      expect(model.memory().wasmMemoryBytes).toBe(core.HEAPU8.length);
+      model.dispose();
+    } finally {
+      await server.close();
+    }
   });
 });
