@@ -1,5 +1,6 @@
 // Graph checks and lowering to steps (see lower.h).
 #include "engine/lower.h"
+#include "util/overloaded.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +11,6 @@
 namespace laya {
 
 namespace {
-
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 const char* op_kind(const Op& op) {
   return std::visit(Overloaded{

@@ -1,15 +1,7 @@
 #include "graph/graph.h"
+#include "util/overloaded.h"
 
 namespace laya {
-
-namespace {
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
-}  // namespace
 
 OpUses uses(const Op& op) {
   return std::visit(

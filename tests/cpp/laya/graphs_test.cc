@@ -8,18 +8,13 @@
 #include <vector>
 
 #include "laya/test_fixtures.h"
+#include "util/overloaded.h"
 
 using laya::Graph;
 using laya::LayerKind;
 
 namespace {
 
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 // One line per op: its kind, inputs, weights (by tensor name), parameters and outputs; a value is
 // written with its shape the first time it is written.
@@ -49,7 +44,7 @@ std::vector<std::string> render(const Graph& g, const laya::CheckpointLayout& la
   };
   for (const laya::Op& op : g.ops) {
     lines.push_back(std::visit(
-        Overloaded{
+        laya::Overloaded{
             [&](const laya::ops::Embed& o) { return "Embed " + w(o.table) + " -> " + out(o.out); },
             [&](const laya::ops::LayerNorm& o) {
               return "LayerNorm " + v(o.x) + " " + w(o.w, o.b) + " eps=" + number(o.eps) + " -> " + out(o.out);
