@@ -3,6 +3,7 @@
 // into (sqrt(1/2), sqrt(2)], a 5/5 rational approximation of log(1 + m), plus k ln 2) and of
 // pairwise_sum in loops_utils.h.src. Constants are numpy's decimal literals rounded to float.
 #include "decide/numpy_math.h"
+#include "util/float_bits.h"
 
 #include <cmath>
 #include <cstdint>
@@ -38,17 +39,6 @@ constexpr float kLogQ[6] = {
     1.000000000000000000000e+00f, 2.612677543073109236779e+00f, 2.453006071784736363091e+00f,
     9.864942958519418960339e-01f, 1.546476374983906719538e-01f, 5.875095403124574342950e-03f};
 
-// std::bit_cast is missing from Emscripten 3.1.6's libc++.
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 // Horner's rule with fused multiply-adds, highest coefficient first, as numpy writes it.
 template <int N>
@@ -62,7 +52,7 @@ float horner_fma(const float (&c)[N], float x) {
 // subnormal, made by one correctly rounded division.
 float scale_by_power_of_two(float poly, float quadrant) {
   const auto add_exponent = [](float p, int q) {
-    return float_of(bits_of(p) + (static_cast<uint32_t>(q) << 23));
+    return float_from_bits(float_bits(p) + (static_cast<uint32_t>(q) << 23));
   };
   if (quadrant <= -125.0f) {
     const int diff = static_cast<int>(-(quadrant + 125.0f));
@@ -117,9 +107,9 @@ float numpy_log_f32(float x) {
   // Subnormals are scaled by 2^100 first so the exponent field is meaningful.
   const bool subnormal = x < std::numeric_limits<float>::min();
   const float scaled = subnormal ? x * 0x1p100f : x;
-  const uint32_t bits = bits_of(scaled);
+  const uint32_t bits = float_bits(scaled);
   float exponent = static_cast<float>(static_cast<int>(bits >> 23) - 126) - (subnormal ? 100.0f : 0.0f);
-  float m = float_of((bits & 0x7fffffu) | (126u << 23));  // in [0.5, 1)
+  float m = float_from_bits((bits & 0x7fffffu) | (126u << 23));  // in [0.5, 1)
   if (m <= kSqrtHalf) {
     m = m + m;
     exponent = exponent - 1.0f;

@@ -1,6 +1,7 @@
 // Bit-level conversions: no floating-point arithmetic, so the results do not depend on rounding
 // modes, flush-to-zero or the compiler's choice of instructions.
 #include "graph/half.h"
+#include "util/float_bits.h"
 
 #include <bit>
 #include <cstring>
@@ -10,14 +11,6 @@ namespace laya {
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian and is read in place");
 
-namespace {
-// std::bit_cast is missing from Emscripten 3.1.6's libc++.
-float float_from_bits(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-}  // namespace
 
 float f16_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;

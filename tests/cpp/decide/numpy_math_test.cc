@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "upstream_fixture.h"
+#include "util/float_bits.h"
 
 using laya::decide::numpy_exp_f32;
 using laya::decide::numpy_log_f32;
@@ -17,27 +18,16 @@ using laya::decide::testing::read_lines;
 
 namespace {
 
-uint32_t bits_of(float f) {  // std::bit_cast is missing from Emscripten 3.1.6's libc++
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
 const std::string kData = std::string(LAYA_TEST_DATA_DIR) + "/decide/";
 
 float hex_float(const laya::json::Value& v) {
-  return float_of(static_cast<uint32_t>(std::strtoul(v.as_string().c_str(), nullptr, 16)));
+  return laya::float_from_bits(static_cast<uint32_t>(std::strtoul(v.as_string().c_str(), nullptr, 16)));
 }
 
 // NaNs compare equal to NaNs of the same sign; everything else bit for bit.
 bool same(float a, float b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) && std::signbit(a) == std::signbit(b);
-  return bits_of(a) == bits_of(b);
+  return laya::float_bits(a) == laya::float_bits(b);
 }
 
 }  // namespace
@@ -53,7 +43,7 @@ TEST_CASE("numpy_exp_f32 and numpy_log_f32 give numpy's bits on the reference ta
     const float got = is_exp ? numpy_exp_f32(x) : numpy_log_f32(x);
     (is_exp ? exps : logs)++;
     if (!same(got, want) && ++mismatches <= 10) {
-      MESSAGE(line << " got " << std::hex << bits_of(got));
+      MESSAGE(line << " got " << std::hex << laya::float_bits(got));
     }
   }
   CHECK(exps > 6000);
