@@ -3,8 +3,8 @@
 // Content-Length, error statuses, a connection cut mid-body, a body that ends early, slow bodies.
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { listenOnLoopback } from './loopback.js';
 
 export interface ServerBehaviour {
   /** Files served without Content-Length (chunked). */
@@ -37,16 +37,7 @@ export async function startCheckpointServer(routes: Record<string, string>, beha
     requests.push(`${req.method} ${req.url}${range ? ` range=${range}` : ''}`);
     serve(req, res, routes, behaviour).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse, routes: Record<string, string>, b: ServerBehaviour): Promise<void> {

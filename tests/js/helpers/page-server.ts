@@ -3,10 +3,10 @@
 // without a bundler, and any `node:` import would fail to load), static folders, and a blank page.
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import ts from 'typescript';
 import { kRepoRoot } from './fixtures.js';
+import { listenOnLoopback } from './loopback.js';
 
 export interface PageServer {
   origin: string;
@@ -48,14 +48,5 @@ export async function startPageServer(statics: Record<string, string>): Promise<
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }
