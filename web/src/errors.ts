@@ -8,7 +8,7 @@ export type LayaErrorCode =
   | 'invalid_checkpoint'
   /** Well formed, but a model or feature this engine does not run. */
   | 'unsupported_model'
-  /** A download failed: HTTP status, connection, or a missing size. */
+  /** A download failed: HTTP status, a dropped connection that could not be resumed, or a missing size. */
   | 'network'
   /** wasm memory could not hold the weights or a request. */
   | 'out_of_memory'

@@ -2,6 +2,7 @@
 import { LayaError } from './errors.js';
 import type { LayaCoreFactory } from './core/laya-core.js';
 import type { FetchFunction } from './sources/http-location.js';
+import { kDefaultRetries } from './sources/resumable-body.js';
 
 /** Progress of a load, one callback with a discriminated union. */
 export type LoadProgressEvent =
@@ -40,6 +41,16 @@ export interface LoadOptions {
   /** The fetch used for Hub and URL sources. Default globalThis.fetch. */
   fetch?: FetchFunction;
   /**
+   * How many times one file's download (Hub and URL sources) may be resumed with an HTTP Range
+   * request after its connection drops, each after a short wait (0.25 s, 0.5 s, 1 s, ...; an abort
+   * ends the wait). The bytes already received stay where they are and the rest continues after
+   * them. Files of known size whose body is not compressed resume (the weights always have a
+   * size); a server that ignores Range, a file that changed meanwhile (ETag or Last-Modified), or
+   * running out of retries fails the load with a `network` error naming the file and the byte
+   * offset. 0 turns resuming off. Default 3.
+   */
+  retries?: number;
+  /**
    * Told of each load-time warning, e.g. temperatures clamped to [0.5, 5] (spec 5.1), which
    * upstream reports as a RuntimeWarning. Default console.warn. The model's `warnings` keeps them.
    */
@@ -56,6 +67,7 @@ export interface ResolvedLoadOptions {
   signal: AbortSignal | undefined;
   cache: boolean | string;
   fetch: FetchFunction;
+  retries: number;
   threads: number;
   wasm: WasmOptions;
 }
@@ -72,6 +84,9 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   if (o.cache !== undefined && typeof o.cache !== 'boolean' && (typeof o.cache !== 'string' || o.cache === '')) {
     throw new LayaError('invalid_request', 'load: options.cache must be a boolean or a non-empty string');
   }
+  if (o.retries !== undefined && (!Number.isInteger(o.retries) || o.retries < 0)) {
+    throw new LayaError('invalid_request', `load: options.retries must be a non-negative integer, got ${String(o.retries)}`);
+  }
   if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) {
     throw new LayaError('invalid_request', `load: options.threads must be a positive integer, got ${String(o.threads)}`);
   }
@@ -82,6 +97,7 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     signal: o.signal,
     cache: o.cache ?? false,
     fetch: fetchFn ?? (() => Promise.reject(new Error('no fetch function: pass options.fetch'))),
+    retries: o.retries ?? kDefaultRetries,
     threads: o.threads ?? 1,
     wasm: o.wasm ?? {},
   };

@@ -11,6 +11,7 @@ import {
 import { FilesLocation } from './sources/files-location.js';
 import { baseFileUrls, hubFileUrls } from './sources/file-urls.js';
 import { HttpLocation } from './sources/http-location.js';
+import { defaultBackoffMs } from './sources/resumable-body.js';
 
 export interface Runtime {
   /** Where the source's files are read from, with the cache option applied. */
@@ -24,8 +25,9 @@ export function locateCommon(source: CheckpointSource, options: ResolvedLoadOpti
   if (typeof source !== 'object' || source === null) {
     throw new LayaError('invalid_request', 'load: source must be an object: { repo }, { url }, { directory } or { files }');
   }
-  if (isHubSource(source)) return new HttpLocation(hubFileUrls(source), options.fetch);
-  if (isUrlSource(source)) return new HttpLocation(baseFileUrls(source), options.fetch);
+  const resume = { retries: options.retries, backoffMs: defaultBackoffMs };
+  if (isHubSource(source)) return new HttpLocation(hubFileUrls(source), options.fetch, resume);
+  if (isUrlSource(source)) return new HttpLocation(baseFileUrls(source), options.fetch, resume);
   if (isFilesSource(source)) return new FilesLocation(source);
   if (typeof (source as { directory?: unknown }).directory === 'string') return null;
   throw new LayaError('invalid_request',

@@ -1,10 +1,12 @@
 // Checkpoint files over HTTP(S) with fetch: the size from Content-Length (when the body is not
 // content-encoded, where the header counts compressed bytes), or, when a server omits it for the
-// weights, from a one-byte Range probe's Content-Range; the body read as a stream.
+// weights, from a one-byte Range probe's Content-Range; the body read as a stream, which resumes
+// with Range requests when the connection drops (resumable-body.ts) if the size is known.
 import { LayaError, abortError, describeError, isAbortError } from '../errors.js';
 import { StreamByteReader } from '../stream/stream-byte-reader.js';
 import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from './checkpoint-source.js';
 import type { FileUrls } from './file-urls.js';
+import { defaultBackoffMs, kDefaultRetries, resumableBody, type ResumePolicy } from './resumable-body.js';
 
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -19,7 +21,8 @@ export interface FetchedFile {
 export class HttpLocation implements CheckpointLocation {
   readonly description: string;
 
-  constructor(readonly urls: FileUrls, private readonly fetchFn: FetchFunction) {
+  constructor(readonly urls: FileUrls, private readonly fetchFn: FetchFunction,
+              private readonly resume: ResumePolicy = { retries: kDefaultRetries, backoffMs: defaultBackoffMs }) {
     this.description = urls.description;
   }
 
@@ -61,7 +64,15 @@ export class HttpLocation implements CheckpointLocation {
           'the size is needed to plan wasm memory before streaming', { file, url });
       }
     }
-    return { url, body: response.body, size, headers: response.headers };
+    // Without a size, or with a compressed body (ranges would count compressed bytes), a dropped
+    // download cannot be resumed: it fails as it is.
+    const body = size !== undefined && response.status === 200 && !isContentEncoded(response.headers) && this.resume.retries > 0
+      ? resumableBody({
+        file, url, size, first: response, policy: this.resume, signal: options.signal,
+        request: (headers, signal) => this.fetchFn(url, { signal, headers }),
+      })
+      : response.body;
+    return { url, body, size, headers: response.headers };
   }
 
   private async request(file: string, url: string, signal: AbortSignal | undefined,
@@ -86,10 +97,14 @@ export class HttpLocation implements CheckpointLocation {
 
 /** The body's size in bytes, if the headers say it (and it is not the compressed size). */
 export function contentLength(headers: Headers): number | undefined {
-  const encoding = headers.get('content-encoding');
-  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') return undefined;
+  if (isContentEncoded(headers)) return undefined;
   const text = headers.get('content-length');
   if (text === null || !/^\s*\d+\s*$/.test(text)) return undefined;
   const size = Number(text);
   return Number.isSafeInteger(size) ? size : undefined;
+}
+
+function isContentEncoded(headers: Headers): boolean {
+  const encoding = headers.get('content-encoding');
+  return encoding !== null && encoding.trim().toLowerCase() !== 'identity';
 }
