@@ -82,11 +82,15 @@ double act_softmax_first(std::span<const float> act) {
   return e[0] * (1.0f / sum);
 }
 
+// Valid token ids through a correct engine give finite outputs unless the weights hold NaN or Inf
+// (or values that overflow f32), so this is the checkpoint's fault: the user's remedy is another
+// checkpoint, not another request.
 Status check_finite(const Question& q, std::span<const float> values, const char* what) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) {
-      return internal_error("answer for question " + python_str_repr(q.id) + " failed: the model returned " +
-                            float_repr(values[i]) + " as " + what + " " + std::to_string(i));
+      return invalid_checkpoint("answer for question " + python_str_repr(q.id) + " failed: the model returned " +
+                                float_repr(values[i]) + " as " + what + " " + std::to_string(i) +
+                                "; the checkpoint's weights hold NaN or Inf, or values that overflow");
     }
   }
   return {};

@@ -56,8 +56,9 @@ struct Answer {
   double act_probability = 0;        // softmax(act)[0]
 };
 
-// Fails (internal) when a logit or act logit is not finite, naming the question: upstream never
-// returns non-finite probabilities. `logits` holds one value per option.
+// Fails (invalid_checkpoint: only bad weights produce it) when a logit or act logit is not finite,
+// naming the question: upstream never returns non-finite probabilities. `logits` holds one value
+// per option; a count that does not match is internal.
 Result<Answer> compute_answer(const Question& q, std::span<const float> logits, std::span<const float> act_logits,
                               double temperature);
 

@@ -10,7 +10,8 @@
 namespace laya {
 
 enum class ErrorCode {
-  kInvalidCheckpoint,  // a file of the checkpoint is malformed or does not match its config
+  kInvalidCheckpoint,  // a file of the checkpoint is malformed or does not match its config, or its
+                       // weights are not finite (found at bind, or as non-finite logits in predict)
   kUnsupportedModel,   // well formed, but a model or feature this engine does not run
   kInvalidRequest,     // a predict / embed / forward request is malformed
   kOutOfMemory,        // an allocation failed

@@ -165,14 +165,19 @@ TEST_CASE("ties go to the first option and probabilities are softmax of logits o
   CHECK(a.value().probabilities[0] == doctest::Approx(std::exp(-1.0) / (std::exp(-1.0) + 2.0)).epsilon(1e-6));
 }
 
-TEST_CASE("a non-finite logit fails the answer and names the question") {
+TEST_CASE("a non-finite logit fails the answer as invalid_checkpoint and names the question") {
   const auto q = one_question(R"({"it's": {"type": "noul", "instructions": "x"}})");
   auto a = compute_answer(q, std::vector<float>{0.0f, NAN}, std::vector<float>{0.0f, 0.0f}, 1.0);
   REQUIRE_FALSE(a.ok());
-  CHECK(a.error().message == "answer for question \"it's\" failed: the model returned nan as logit 1");
+  CHECK(a.error().code == laya::ErrorCode::kInvalidCheckpoint);
+  CHECK(a.error().message == "answer for question \"it's\" failed: the model returned nan as logit 1; "
+                             "the checkpoint's weights hold NaN or Inf, or values that overflow");
   auto b = compute_answer(q, std::vector<float>{0.0f, 1.0f}, std::vector<float>{INFINITY, 0.0f}, 1.0);
   REQUIRE_FALSE(b.ok());
-  CHECK(b.error().message == "answer for question \"it's\" failed: the model returned inf as act logit 0");
+  CHECK(b.error().code == laya::ErrorCode::kInvalidCheckpoint);
+  CHECK(b.error().message == "answer for question \"it's\" failed: the model returned inf as act logit 0; "
+                             "the checkpoint's weights hold NaN or Inf, or values that overflow");
+  // Too few logits for the options is the engine's fault, not the checkpoint's.
   auto c = compute_answer(q, std::vector<float>{0.0f}, std::vector<float>{0.0f, 0.0f}, 1.0);
   REQUIRE_FALSE(c.ok());
   CHECK(c.error().code == laya::ErrorCode::kInternal);

@@ -234,8 +234,9 @@ TEST_CASE("errors name the question: validation, budget and non-finite logits") 
   auto nan = predict(Value::string("s"), parse_or_fail(R"({"n": {"type": "noul", "instructions": "i"}})", "q"),
                      bytes_encoder, zeros, config);
   REQUIRE_FALSE(nan.ok());
-  CHECK(nan.error().code == laya::ErrorCode::kInternal);
-  CHECK(nan.error().message == "answer for question 'n' failed: the model returned nan as logit 0");
+  CHECK(nan.error().code == laya::ErrorCode::kInvalidCheckpoint);
+  CHECK(nan.error().message == "answer for question 'n' failed: the model returned nan as logit 0; "
+                               "the checkpoint's weights hold NaN or Inf, or values that overflow");
 
   const auto short_forward = [](const std::vector<Row>&) -> laya::Result<std::vector<RowOutput>> {
     return std::vector<RowOutput>{};

@@ -211,6 +211,7 @@ TEST_CASE("infinite or NaN scorer weights make that question fail with a clear e
     load_with_scorer(session, bits);
     auto r = session.predict(json::Value::string("w5 w6"), parse(kGoodQuestion), decide::Dialect::current());
     REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::kInvalidCheckpoint);
     CHECK_MESSAGE(r.error().message.find("question 'q'") != std::string::npos, r.error().message);
     CHECK_MESSAGE(r.error().message.find("logit") != std::string::npos, r.error().message);
   }
