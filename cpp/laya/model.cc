@@ -1,12 +1,35 @@
 // Binding walks the checkpoint layout once: each matched tensor becomes a WeightView, vectors
-// converted to f32 as they are bound (spec 1.5: F16 values converted exactly), matrices left in
-// place for the GEMM to convert as it packs its panels.
+// converted to f32 as they are bound (spec 1.5: F16 values converted exactly) and checked finite,
+// matrices left in place for the GEMM to convert as it packs its panels.
 #include "laya/model.h"
+
+#include <cmath>
+#include <span>
+#include <string>
 
 #include "graph/half.h"
 #include "laya/graphs.h"
 
 namespace laya {
+
+namespace {
+
+// A norm weight or a bias that is NaN or Inf makes every output it feeds non-finite (LayerNorm and
+// the GEMMs spread it across the row), so no question could be answered: the checkpoint is refused
+// here, where the vectors are converted anyway. Matrices are not scanned (that would read the
+// whole file again); a non-finite matrix value fails the questions it reaches (decide/answer.h).
+Status check_finite_vector(const std::string& name, std::span<const float> values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      const char* value = std::isnan(values[i]) ? "nan" : values[i] > 0 ? "inf" : "-inf";
+      return invalid_checkpoint("model.safetensors: " + name + " holds " + value + " at element " + std::to_string(i) +
+                                "; a norm weight or bias that is not finite makes every output non-finite");
+    }
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data) {
   if (data == nullptr && header.data_length > 0) {
@@ -32,6 +55,7 @@ Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header
       float* out = model.vectors.get() + next_vector;
       const auto count = static_cast<size_t>(entry->shape[0]);
       convert_to_f32(entry->dtype, data + entry->begin, count, out);
+      LAYA_RETURN_IF_ERROR(check_finite_vector(entry->name, std::span<const float>(out, count)));
       view.dtype = DType::kF32;
       view.data = reinterpret_cast<const std::byte*>(out);
       next_vector += count;

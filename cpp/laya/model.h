@@ -29,7 +29,7 @@ struct LayaModel {
 
 // Checks the header against the config (every mismatch in one error), then binds. `data` points
 // at the data section (header.data_offset bytes into the file) with all header.data_length bytes
-// present.
+// present. A 1-D weight holding NaN or Inf is invalid_checkpoint, naming it.
 Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
 
 }  // namespace laya

@@ -4,7 +4,11 @@
 
 /** What kind of fault a LayaError reports. */
 export type LayaErrorCode =
-  /** A checkpoint file is missing, malformed, truncated, or does not match its config. */
+  /**
+   * A checkpoint file is missing, malformed, truncated, or does not match its config; or its weights
+   * are not finite: a norm weight or bias holding NaN / Inf (refused at load), or a question whose
+   * logits come out NaN / Inf in predict (the message names the question). Use another checkpoint.
+   */
   | 'invalid_checkpoint'
   /** Well formed, but a model or feature this engine does not run. */
   | 'unsupported_model'

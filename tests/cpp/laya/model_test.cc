@@ -252,3 +252,38 @@ TEST_CASE("both reference fixture checkpoints parse, pass every check and bind")
     CHECK(m.decision.ops.size() > m.embedding.ops.size());
   }
 }
+
+TEST_CASE("a norm weight or bias holding NaN or Inf is refused at bind, naming it and the element") {
+  struct Case {
+    const char* name;
+    const char* dtype;
+    uint32_t bits;
+    size_t element;
+    const char* shown;
+  };
+  for (const Case& c : {Case{"encoder.final_norm.weight", "F16", 0x7E00, 5, "nan"},
+                        Case{"head.layers.0.linear1.bias", "F32", 0xFF800000u, 0, "-inf"},
+                        Case{"encoder.layers.2.mlp_norm.weight", "BF16", 0x7F80, 63, "inf"}}) {
+    CAPTURE(c.name);
+    TinyCheckpoint ckpt([&](const std::string& name) { return std::string(name == c.name ? c.dtype : "F16"); });
+    const auto* entry = ckpt.header.find(c.name);
+    REQUIRE(entry != nullptr);
+    const size_t size = std::string(c.dtype) == "F32" ? 4 : 2;
+    std::memcpy(ckpt.file.data() + ckpt.header.data_offset + entry->begin + c.element * size, &c.bits, size);  // little-endian host
+    auto model = ckpt.bind();
+    REQUIRE_FALSE(model.ok());
+    CHECK(model.error().code == laya::ErrorCode::kInvalidCheckpoint);
+    CHECK(model.error().message == "model.safetensors: " + std::string(c.name) + " holds " + c.shown + " at element " +
+                                       std::to_string(c.element) +
+                                       "; a norm weight or bias that is not finite makes every output non-finite");
+  }
+}
+
+TEST_CASE("a matrix holding NaN still binds: matrices are not scanned, the answers they reach fail instead") {
+  TinyCheckpoint ckpt([](const std::string&) { return std::string("F16"); });
+  const auto* entry = ckpt.header.find("scorer.1.weight");
+  REQUIRE(entry != nullptr);
+  const uint16_t nan = 0x7E00;
+  std::memcpy(ckpt.file.data() + ckpt.header.data_offset + entry->begin, &nan, 2);
+  CHECK(ckpt.bind().ok());
+}
