@@ -1,5 +1,6 @@
-// Downloads that drop mid-body, through load() (fake wasm module): resumed with Range / If-Range,
-// every byte lands where planWeights put it and progress stays monotonic; a server that ignores
+// Downloads that drop mid-body, through load() (fake wasm module): resumed with Range / If-Range
+// (the weights, into the Node cache too, and a small file of known size), every byte lands where
+// planWeights put it and progress stays monotonic; a server that ignores
 // Range, a file that changed between attempts, or too many drops fail with a network error naming
 // the file and the byte offset, never a spliced file; an abort during the wait before a resume
 // rejects with AbortError and frees the session. resumableBody() alone for the answers a test
@@ -97,6 +98,15 @@ describe('a dropped download of the weights', () => {
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
+  });
+
+  test('a small file of known size resumes the same way', async () => {
+    const s = await serve({ file: 'tokenizer/tokenizer.json', cuts: [4000], chunkBytes: 1000 });
+    const fake = new FakeCore();
+    expect(await load(s.origin, fake)).toBeNull();
+    expect(fake.session.configured?.tokenizerJson).toBe(readFileSync(join(kTinyCheckpoint, 'tokenizer/tokenizer.json'), 'utf8'));
+    expect(s.requests.filter((r) => r.includes('tokenizer.json'))).toEqual([
+      `GET ${kPrefix}tokenizer/tokenizer.json`, `GET ${kPrefix}tokenizer/tokenizer.json range=bytes=4000- if-range="v1"`]);
   });
 
   test('a 503 to the first resume request is tried again after a wait', async () => {
