@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
   std::printf("simd128 compiled: %s\n", simd128_compiled() ? "yes" : "no");
   std::printf("%-6s %5s %5s %5s  %10s %10s %7s\n", "dtype", "M", "K", "N", "simd GF/s", "scalar", "ratio");
   std::mt19937 rng(1);
-  const int64_t m = 128, k = 1024;
+  const int64_t m = argc > 2 ? std::atoi(argv[2]) : 128, k = 1024;
   std::vector<float> a(static_cast<size_t>(m * k));
   std::normal_distribution<float> dist(0.0f, 1.0f);
   for (float& x : a) x = dist(rng);

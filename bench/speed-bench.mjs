@@ -93,7 +93,18 @@ for (const name of models) {
     console.log(`  ${'load'.padEnd(18)} ${r.loadSeconds.toFixed(2)} s wall; load to first answer (128 tokens) ${r.firstAnswerSeconds.toFixed(2)} s wall`);
     const mem = r.memory ? `; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena ${(r.memory.arenaBytes / 1e6).toFixed(1)} MB, scratch ${(r.memory.scratchBytes / 1e6).toFixed(1)} MB)` : '';
     console.log(`  ${'peak memory'.padEnd(18)} RSS ${(r.peakRss / 1e9).toFixed(3)} GB${mem}`);
-    console.log(`  ${'time by step kind'.padEnd(18)} ${engine === 'laya' ? 'not exposed by the engine (no profiling hook in LayaSession)' : 'not collected'}`);
+    if (!r.profiles || Object.keys(r.profiles).length === 0) {
+      console.log(`  ${'time by step kind'.padEnd(18)} not collected (onnxruntime-web has no per-op timer here)`);
+    }
+    for (const [L, p] of Object.entries(r.profiles ?? {})) {
+      // One extra run per length with the engine's per-step timer on (model.setProfiling).
+      const total = p.steps.reduce((a, s) => a + s.ms, 0);
+      const kinds = [...p.steps].sort((a, b) => b.ms - a.ms).map((s) => {
+        const gf = s.gflop > 0 ? `, ${(s.gflop / (s.ms / 1000)).toFixed(1)} GF/s${ceiling ? ` = ${((s.gflop / (s.ms / 1000) / ceiling) * 100).toFixed(0)}%` : ''}` : '';
+        return `${s.kind} ${s.ms.toFixed(0)} ms (${((s.ms / total) * 100).toFixed(1)}%${gf})`;
+      });
+      console.log(`  ${(L === String(lengths.split(',')[0]) ? 'time by step kind' : '').padEnd(18)} ${L}: ${kinds.join(', ')}`);
+    }
   }
   if (res.laya && res.ort) {
     const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(median(res.ort.perLengthCpu[L]) / median(res.laya.perLengthCpu[L])).toFixed(2)}x`);

@@ -14,7 +14,7 @@ const runs = Number(runsText), threads = Number(threadsText);
 const lengths = lengthsText.split(',').map(Number);
 const kCallLength = 128, kCallQuestions = 3;
 
-let runOne, runCall, memory = () => null, version = '';
+let runOne, runCall, memory = () => null, profiled = null, version = '';
 const t0 = performance.now();
 if (engine === 'laya') {
   const { load } = await import(path.join(root, 'dist/index.node.js'));
@@ -23,6 +23,14 @@ if (engine === 'laya') {
   runOne = async (q) => toOut(await model.forward({ inputs: [q] }))[0];
   runCall = async (qs) => toOut(await model.forward({ inputs: qs }));
   memory = () => model.memory();
+  // One more run of a question with the per-step timer on (kept out of the timed runs).
+  profiled = async (q) => {
+    model.setProfiling(true);
+    await model.forward({ inputs: [q] });
+    const p = model.profile();
+    model.setProfiling(false);
+    return p;
+  };
   version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 } else {
   const ort = await import('onnxruntime-web');
@@ -53,7 +61,7 @@ async function timed(fn) {
   const d = process.cpuUsage(c);
   return { wall: performance.now() - s, cpu: (d.user + d.system) / 1000 };
 }
-const perLength = {}, perLengthCpu = {};
+const perLength = {}, perLengthCpu = {}, profiles = {};
 for (const L of lengths) {
   const q = question(L, L);
   await runOne(q); // warm-up (first run of a bucket plans/allocates)
@@ -61,6 +69,7 @@ for (const L of lengths) {
   for (let i = 0; i < runs; ++i) t.push(await timed(() => runOne(q)));
   perLength[L] = t.map((x) => x.wall);
   perLengthCpu[L] = t.map((x) => x.cpu);
+  if (profiled) profiles[L] = await profiled(q);
 }
 const callQuestions = Array.from({ length: kCallQuestions }, (_, i) => question(kCallLength, 100 + i));
 await runCall(callQuestions);
@@ -68,6 +77,6 @@ const callT = [];
 for (let i = 0; i < runs; ++i) callT.push(await timed(() => runCall(callQuestions)));
 const callMs = callT.map((x) => x.wall), callCpuMs = callT.map((x) => x.cpu);
 console.log(JSON.stringify({
-  engine, version, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
+  engine, version, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, profiles, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
   parity: first, peakRss: process.resourceUsage().maxRSS * 1024, memory: memory(),
 }));

@@ -2,6 +2,7 @@
 #include "engine/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "plan/bucket.h"
@@ -49,6 +50,21 @@ struct StepRunner {
     s.kernel.fn(arena + s.h, arena + s.out, s.width, p, 0, p.seqs);
   }
 };
+
+// The step loop with a clock read around each step, adding to `profile`.
+void run_profiled(const std::vector<Step>& steps, const StepRunner& runner, const RowCounts& rows,
+                  const kernels::Packing& packing, StepProfile& profile) {
+  using Clock = std::chrono::steady_clock;
+  for (const Step& step : steps) {
+    const Clock::time_point start = Clock::now();
+    std::visit(runner, step);
+    const std::chrono::duration<double> took = Clock::now() - start;
+    profile.seconds[step.index()] += took.count();
+    profile.calls[step.index()] += 1;
+    profile.flops[step.index()] += step_flops(step, rows, packing);
+  }
+  profile.runs += 1;
+}
 
 }  // namespace
 
@@ -102,7 +118,11 @@ Status Executor::run(const Batch& batch) {
   LAYA_ASSIGN_OR_RETURN(const Lowered* lowered, lowered_for(rows));
   const kernels::Packing packing = batch.packing();
   const StepRunner runner{arena_.data(), scratch_.data(), packing, rows};
-  for (const Step& step : lowered->steps) std::visit(runner, step);
+  if (profiling_) {
+    run_profiled(lowered->steps, runner, rows, packing, profile_);
+  } else {
+    for (const Step& step : lowered->steps) std::visit(runner, step);
+  }
   last_ = lowered;
   last_rows_ = rows;
   return {};

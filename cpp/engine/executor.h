@@ -13,6 +13,7 @@
 #include "engine/arena.h"
 #include "engine/batch.h"
 #include "engine/lower.h"
+#include "engine/step_profile.h"
 #include "graph/graph.h"
 #include "kernels/isa.h"
 #include "util/status.h"
@@ -44,6 +45,11 @@ class Executor {
   size_t arena_bytes() const { return arena_.bytes(); }
   size_t scratch_bytes() const { return scratch_.bytes(); }
   size_t buckets_lowered() const { return lowered_.size(); }
+  // While on, each run adds its steps' times to profile() (see step_profile.h).
+  void set_profiling(bool on) { profiling_ = on; }
+  const StepProfile& profile() const { return profile_; }
+  void reset_profile() { profile_ = {}; }
+
   // The kernel of every step of the last run's bucket, in op order (empty before a run).
   std::vector<std::string> kernel_names() const;
 
@@ -61,6 +67,8 @@ class Executor {
   RopeTableCache rope_tables_;
   Arena arena_;
   Arena scratch_;
+  bool profiling_ = false;
+  StepProfile profile_;
   const Lowered* last_ = nullptr;
   RowCounts last_rows_;
 };

@@ -5,7 +5,7 @@ export type { EmbedOptions, ForwardOptions, LayaModel, LayaPipeline } from './mo
 export type { LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
 export type { LayaConfigSummary } from './config-summary.js';
 export type {
-  Answer, ChoiceAnswer, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer,
+  Answer, ChoiceAnswer, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer, StepProfile,
   PredictOptions, PreparedRequest, Question, QuestionsInput, RecordedOutputs, ResponseShape, ScoreAnswer,
   StateInput, Usage,
 } from './request.js';

@@ -9,7 +9,7 @@ import { checkSessionResult, parseSessionJson } from './core/session-result.js';
 import { LayaError } from './errors.js';
 import {
   encodePredictOptions, encodeQuestions, encodeState, toJsonText,
-  type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport,
+  type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport, type StepProfile,
   type PredictOptions, type PreparedRequest, type QuestionsInput, type RecordedOutputs, type StateInput,
 } from './request.js';
 
@@ -160,5 +160,18 @@ export class LayaModel extends LayaPipeline {
   /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */
   memory(): MemoryReport {
     return parseSessionJson<MemoryReport>(this.session('memory').memoryReport(), 'memory');
+  }
+
+  /**
+   * Turns the per-step timer on (from zero) or off. While on, every forward pass adds each step's
+   * time to `profile()`; it reads a clock per step, so leave it off when not measuring.
+   */
+  setProfiling(on: boolean): void {
+    this.session('setProfiling').setProfiling(on);
+  }
+
+  /** Time by step kind since profiling was turned on. */
+  profile(): StepProfile {
+    return parseSessionJson<StepProfile>(this.session('profile').profile(), 'profile');
   }
 }

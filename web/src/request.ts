@@ -99,6 +99,19 @@ export interface MemoryReport {
   wasmMemoryBytes: number;
 }
 
+/** Time by step kind over the runs since `setProfiling(true)` (both graphs summed). */
+export interface StepProfile {
+  runs: number;
+  steps: Array<{
+    /** "gemm", "attention", "layer_norm", "geglu", "rope", "embed", ... */
+    kind: string;
+    calls: number;
+    ms: number;
+    /** Arithmetic done, in GFLOP: 2·m·n·k per GEMM, 4·64 per visible (query, key) pair per head; 0 elsewhere. */
+    gflop: number;
+  }>;
+}
+
 export function isJsonText(value: unknown): value is JsonText {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const keys = Object.keys(value);

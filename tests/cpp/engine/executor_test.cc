@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <new>
 #include <random>
@@ -328,6 +329,50 @@ TEST_CASE("an executor reports the memory it holds") {
   CHECK(e.arena_bytes() >= l.layout.len * sizeof(float));
   CHECK(e.arena_bytes() < l.layout.len * sizeof(float) + 64);
   CHECK(e.scratch_bytes() >= l.scratch_floats * sizeof(float));
+}
+
+TEST_CASE("with profiling on, each run counts every op once by kind and the GEMMs' arithmetic") {
+  Model model;
+  std::mt19937 rng(11);
+  const auto seqs = random_sequences(rng, {6, 13});
+  const Batch batch = batch_of(seqs);
+  const RowCounts rows = batch.rows();
+  // What the graph says: ops per kind, and 2·rows·n·k summed over its GEMMs.
+  std::map<std::string, int64_t> ops_by_kind;
+  double gemm_flops = 0;
+  for (const Op& op : model.g.ops) {
+    // Lowering makes one step per op, and the Step variant lists its kinds in the Op variant's order.
+    ops_by_kind[StepProfile::kind_name(op.index())] += 1;
+    if (const auto* gemm = std::get_if<ops::Gemm>(&op)) {
+      const WeightView& w = model.weights[gemm->w.index];
+      gemm_flops += 2.0 * static_cast<double>(rows.of(model.g.shape(gemm->a).rows) * w.shape[0] * w.shape[1]);
+    }
+  }
+  for (kernels::Isa isa : kIsas) {
+    INFO(kernels::isa_name(isa));
+    Executor e = model.executor(isa);
+    const Outputs plain = run(e, batch);
+    CHECK(e.profile().runs == 0);
+    e.set_profiling(true);
+    const Outputs timed = run(e, batch);
+    run(e, batch);
+    const StepProfile& p = e.profile();
+    CHECK(p.runs == 2);
+    std::map<std::string, int64_t> counted;
+    for (size_t k = 0; k < StepProfile::kKinds; ++k) {
+      if (p.calls[k] > 0) counted[StepProfile::kind_name(k)] = p.calls[k] / 2;
+      CHECK(p.seconds[k] >= 0.0);
+    }
+    CHECK(counted == ops_by_kind);
+    const size_t gemm = Step(steps::Gemm{}).index();
+    CHECK(p.flops[gemm] == doctest::Approx(2 * gemm_flops).epsilon(1e-12));
+    // The timer does not change what is computed.
+    require_same_bits(plain.logits, timed.logits, "logits");
+    require_same_bits(plain.pooled, timed.pooled, "pooled");
+    e.set_profiling(false);
+    run(e, batch);
+    CHECK(e.profile().runs == 2);
+  }
 }
 
 }  // namespace laya

@@ -1,0 +1,67 @@
+// Step kind names, FLOP counts and the JSON of a profile (see step_profile.h).
+#include "engine/step_profile.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "util/overloaded.h"
+
+namespace laya {
+
+const char* StepProfile::kind_name(size_t kind) {
+  // In the order of the Step variant's alternatives.
+  static constexpr std::array<const char*, kKinds> kNames = {
+      "embed", "layer_norm", "gemm", "rope", "attention", "geglu", "add_type", "gather_markers",
+      "act_features", "mean_pool"};
+  return kind < kNames.size() ? kNames[kind] : "?";
+}
+
+StepProfile& StepProfile::operator+=(const StepProfile& other) {
+  for (size_t k = 0; k < kKinds; ++k) {
+    seconds[k] += other.seconds[k];
+    calls[k] += other.calls[k];
+    flops[k] += other.flops[k];
+  }
+  runs += other.runs;
+  return *this;
+}
+
+std::string StepProfile::to_json() const {
+  std::string s = "{\"runs\":" + std::to_string(runs) + ",\"steps\":[";
+  bool first = true;
+  char buf[160];
+  for (size_t k = 0; k < kKinds; ++k) {
+    if (calls[k] == 0) continue;
+    std::snprintf(buf, sizeof buf, "%s{\"kind\":\"%s\",\"calls\":%lld,\"ms\":%.3f,\"gflop\":%.6f}", first ? "" : ",",
+                  kind_name(k), static_cast<long long>(calls[k]), seconds[k] * 1e3, flops[k] * 1e-9);
+    s += buf;
+    first = false;
+  }
+  return s + "]}";
+}
+
+double step_flops(const Step& step, const RowCounts& rows, const kernels::Packing& packing) {
+  return std::visit(Overloaded{
+                        [&](const steps::Gemm& s) {
+                          return 2.0 * static_cast<double>(rows.of(s.rows)) * static_cast<double>(s.w.rows) *
+                                 static_cast<double>(s.w.cols);
+                        },
+                        [&](const steps::Attention& s) {
+                          // Scores and the weighted sum: 2·64 each per visible (query, key) pair.
+                          double pairs = 0;
+                          for (int64_t q = 0; q < packing.seqs; ++q) {
+                            const int64_t len = packing.seq_len(q);
+                            for (int64_t i = 0; i < len; ++i) {
+                              const int64_t lo = s.window < 0 ? 0 : std::max<int64_t>(0, i - s.window);
+                              const int64_t hi = s.window < 0 ? len : std::min<int64_t>(len, i + s.window + 1);
+                              pairs += static_cast<double>(hi - lo);
+                            }
+                          }
+                          return 4.0 * static_cast<double>(kernels::kHeadDim) * pairs * static_cast<double>(s.heads);
+                        },
+                        [](const auto&) { return 0.0; },
+                    },
+                    step);
+}
+
+}  // namespace laya
