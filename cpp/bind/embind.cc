@@ -80,6 +80,13 @@ class LayaSession {
     });
   }
 
+  // The first `bytes` of the data section are written (a double: sizes pass 2^31 in wasm).
+  std::string weights_written(double bytes) {
+    if (!(bytes >= 0.0 && bytes <= 18446744073709549568.0)) {
+      return wire::error(invalid_request("weightsWritten: bytes must be a count of bytes, got " + std::to_string(bytes)));
+    }
+    return ok_or_error(session_.weights_written(static_cast<uint64_t>(bytes)));
+  }
   std::string finish_weights() { return ok_or_error(session_.finish_weights()); }
 
   std::string forward(std::string inputs_json) { return run_forward(inputs_json, false); }
@@ -136,6 +143,10 @@ class LayaSession {
     return wire::memory_report(session_.memory(), wasm_bytes);
   }
 
+  // Time by step kind (engine/step_profile.h); turning profiling on starts from zero.
+  void set_profiling(bool on) { session_.set_profiling(on); }
+  std::string profile() const { return session_.profile().to_json(); }
+
   // Load-time warnings for the console, as a JSON array of strings.
   std::string warnings() {
     std::string out = "[";
@@ -184,6 +195,9 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("prepare", &LayaSession::prepare)
       .function("answer", &LayaSession::answer)
       .function("embed", &LayaSession::embed)
+      .function("weightsWritten", &LayaSession::weights_written)
       .function("memoryReport", &LayaSession::memory_report)
+      .function("setProfiling", &LayaSession::set_profiling)
+      .function("profile", &LayaSession::profile)
       .function("warnings", &LayaSession::warnings);
 }

@@ -95,12 +95,16 @@ class OpChecker {
     }
     return wv;
   }
-  // A matrix with `cols` columns and at least one row (a lookup table: its rows are ids).
+  // A matrix with `cols` columns and at least one row (a lookup table: its rows are ids, so it is
+  // stored in rows).
   Result<const WeightView*> matrix(WeightId id, const char* role, int64_t cols) const {
     LAYA_ASSIGN_OR_RETURN(const WeightView* wv, lookup(id, role));
     if (wv->shape.size() != 2 || wv->shape[0] < 1 || wv->shape[1] != cols) {
       return weight_error(std::string(role) + " '" + wv->name + "' has shape " + shape_text(wv->shape) +
                           ", expected [rows >= 1, " + std::to_string(cols) + "]");
+    }
+    if (wv->layout != WeightLayout::kRows) {
+      return internal_error(where_ + ": " + role + " '" + wv->name + "' is arranged in GEMM panels; a lookup table must stay in rows");
     }
     return wv;
   }
@@ -150,7 +154,11 @@ Status check_op(const Graph& g, const WeightTable& weights, size_t index) {
             LAYA_RETURN_IF_ERROR(c.rows(o.out, "out", g.shape(o.a).rows));
             const int64_t k = g.shape(o.a).width;
             const int64_t n = g.shape(o.out).width;
-            LAYA_RETURN_IF_ERROR(c.weight(o.w, "w", {n, k}, false).status());
+            LAYA_ASSIGN_OR_RETURN(const WeightView* w, c.weight(o.w, "w", {n, k}, false));
+            if (w->layout == WeightLayout::kPanels8 && n % kPanelRows != 0) {
+              return c.graph_error("w '" + w->name + "' is arranged in panels of " + std::to_string(kPanelRows) +
+                                   " rows but has " + std::to_string(n));
+            }
             if (o.b) LAYA_RETURN_IF_ERROR(c.weight(*o.b, "b", {n}, true).status());
             return {};
           },
@@ -211,7 +219,7 @@ Status check_op(const Graph& g, const WeightTable& weights, size_t index) {
 }
 
 kernels::MatrixRef matrix_ref(const WeightView& w) {
-  return {w.data, w.dtype, w.shape[0], w.shape[1]};
+  return {w.data, w.dtype, w.shape[0], w.shape[1], w.layout};
 }
 
 const float* vector_data(const WeightTable& weights, std::optional<WeightId> id) {

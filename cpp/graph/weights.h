@@ -22,11 +22,19 @@ struct WeightId {
   friend bool operator==(WeightId, WeightId) = default;
 };
 
+// How a matrix's elements are ordered. kPanels8 is the SIMD GEMM's order, arranged once at load
+// (engine/gemm_panels.h): the [n, k] matrix cut into panels of 8 consecutive rows, each panel stored
+// k-major (element (r, c) at ((r / 8)·k + c)·8 + r % 8), so packing a block for the GEMM is one
+// contiguous conversion instead of a gather from 8 rows.
+enum class WeightLayout { kRows, kPanels8 };
+inline constexpr int64_t kPanelRows = 8;
+
 struct WeightView {
   std::string name;            // the checkpoint tensor name, for messages
   DType dtype = DType::kF32;
   std::vector<int64_t> shape;  // as stored, e.g. [n, k] for a Linear weight
   const std::byte* data = nullptr;  // may be unaligned; kernels load through memcpy-safe helpers
+  WeightLayout layout = WeightLayout::kRows;
 
   int64_t elements() const;
 };

@@ -1,9 +1,12 @@
 // The wasm SIMD128 GEMM: C = A·Bᵀ with B the [n, k] weight in its stored dtype. For each block of
-// 8 weight rows and kGemmKBlock columns of k, the block is converted to f32 and packed k-major into a
-// small panel (8 floats per k, two f32x4), then a 4x8 register tile (8 f32x4 accumulators, the most
-// V8 keeps in registers) runs over every row tile of A. Sums of one tile carry over between k blocks
-// through a per-row partial buffer, so each output is summed in k order exactly as the scalar kernel
-// sums it; the bias and the epilogue are applied once, after the last block.
+// 8 weight rows and kGemmKBlock columns of k, the block is converted to f32 into a small panel laid
+// out k-major (8 floats per k, two f32x4): from weights arranged in panels at load
+// (WeightLayout::kPanels8) that is one contiguous conversion, or for F32 panels no copy at all;
+// from weights in rows it is a gather and transpose. Then a 4x8 register tile (8 f32x4
+// accumulators, the most V8 keeps in registers) runs over every row tile of A. Sums of one tile
+// carry over between k blocks through a per-row partial buffer, so each output is summed in k order
+// exactly as the scalar kernel sums it; the bias and the epilogue are applied once, after the last
+// block.
 #include "kernels/gemm.h"
 
 #ifdef __wasm_simd128__
@@ -11,6 +14,7 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/simd128_math.h"
@@ -66,6 +70,33 @@ void pack_panel(const MatrixRef& w, int64_t j0, int64_t rows, int64_t k0, int64_
   // The k tail, and edge panels of fewer than 8 rows, element by element.
   for (; t < kc; ++t) {
     for (int64_t c = 0; c < kNr; ++c) panel[t * kNr + c] = c < rows ? w.at(j0 + c, k0 + t) : 0.0f;
+  }
+}
+
+// The block [k0, k0 + kc) of an 8-row panel stored k-major (WeightLayout::kPanels8) as f32: the
+// stored floats themselves when they are F32 and aligned, else converted into `panel`.
+template <DType D>
+const float* panel_block(const MatrixRef& w, int64_t j0, int64_t k0, int64_t kc, float* panel) {
+  const std::byte* src = w.element(j0, k0);
+  const int64_t count = kc * kNr;
+  if constexpr (D == DType::kF32) {
+    if (reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) return reinterpret_cast<const float*>(src);
+    std::memcpy(panel, src, static_cast<size_t>(count) * sizeof(float));
+    return panel;
+  } else {
+    for (int64_t i = 0; i < count; i += 8) {
+      const v128_t h = wasm_v128_load(src + 2 * i);
+      const v128_t lo = wasm_u32x4_extend_low_u16x8(h);
+      const v128_t hi = wasm_u32x4_extend_high_u16x8(h);
+      if constexpr (D == DType::kF16) {
+        wasm_v128_store(panel + i, simd::f16_to_f32x4(lo));
+        wasm_v128_store(panel + i + 4, simd::f16_to_f32x4(hi));
+      } else {
+        wasm_v128_store(panel + i, simd::bf16_to_f32x4(lo));
+        wasm_v128_store(panel + i + 4, simd::bf16_to_f32x4(hi));
+      }
+    }
+    return panel;
   }
 }
 
@@ -174,8 +205,13 @@ void gemm_4x8(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch)
     for (int64_t blk = 0; blk < blocks; ++blk) {
       const int64_t k0 = blk * kGemmKBlock;
       const int64_t kc = std::min(kGemmKBlock, k - k0);
-      pack_panel<D>(g.w, j0, cols, k0, kc, panel);
-      const TileJob job{&g, panel, partial, k0, kc, j0, cols, blk == 0, blk == blocks - 1};
+      const float* block = panel;
+      if (g.w.layout == WeightLayout::kPanels8) {
+        block = panel_block<D>(g.w, j0, k0, kc, panel);
+      } else {
+        pack_panel<D>(g.w, j0, cols, k0, kc, panel);
+      }
+      const TileJob job{&g, block, partial, k0, kc, j0, cols, blk == 0, blk == blocks - 1};
       int64_t i = 0;
       for (; i + kMr <= g.m; i += kMr) tile<kMr>(job, i);
       switch (g.m - i) {

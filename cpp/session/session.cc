@@ -1,5 +1,9 @@
 #include "session/session.h"
 
+#include "engine/gemm_panels.h"
+#include "laya/checkpoint.h"
+#include "laya/graphs.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -42,6 +46,25 @@ Status Session::configure(std::string_view rl_agent_json, std::string_view encod
   return {};
 }
 
+namespace {
+
+// Which matrices become GEMM panels, from the configs and the header alone: the graphs and a weight
+// table viewing the data section (not yet written) in rows, as bind_model will bind it.
+Result<PanelArranger> plan_panels(const LayaConfig& config, const safetensors::Header& header, std::byte* data) {
+  const CheckpointLayout layout = checkpoint_layout(config);
+  LAYA_ASSIGN_OR_RETURN(std::vector<const safetensors::TensorEntry*> entries, match_tensors(layout, header));
+  WeightTable table;
+  for (const safetensors::TensorEntry* e : entries) {
+    table.push_back({.name = e->name, .dtype = e->dtype, .shape = e->shape, .data = data + e->begin});
+  }
+  const Graph decision = build_decision_graph(config, layout.weights);
+  const Graph embedding = build_embedding_graph(config, layout.weights);
+  const Graph* graphs[] = {&decision, &embedding};
+  return PanelArranger::create(graphs, table, {data, static_cast<size_t>(header.data_length)});
+}
+
+}  // namespace
+
 Result<uint64_t> Session::header_bytes_needed(std::span<const std::byte> prefix, uint64_t file_size) const {
   if (prefix.size() < 8) {
     return invalid_checkpoint("model.safetensors: " + std::to_string(file_size) +
@@ -77,6 +100,12 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
                          " bytes of wasm memory for the weights");
   }
   data_.reset(static_cast<std::byte*>(p));
+  Result<PanelArranger> panels = plan_panels(*config_, header, data_.get());
+  if (!panels.ok()) {
+    data_.reset();
+    return panels.error();
+  }
+  panels_.emplace(std::move(panels).value());
   header_ = std::move(header);
   return WeightPlan{data_.get(), header_->data_offset, header_->data_length};
 }
@@ -84,13 +113,33 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
 Status Session::finish_weights() {
   if (!header_) return invalid_request("finishWeights: plan the weights first");
   if (model_) return invalid_request("finishWeights: the weights are already bound");
+  Status bound = bind_weights();
+  if (!bound.ok()) {
+    // The buffer may be half rearranged into panels: it is released, and loading starts over
+    // from plan_weights.
+    data_.reset();
+    header_.reset();
+  }
+  panels_.reset();
+  return bound;
+}
+
+Status Session::weights_written(uint64_t bytes) {
+  if (!panels_) return invalid_request("weightsWritten: plan the weights first");
+  panels_->arrange_written(static_cast<size_t>(std::min(bytes, header_->data_length)));
+  return {};
+}
+
+Status Session::bind_weights() {
   LAYA_ASSIGN_OR_RETURN(LayaModel model, bind_model(*config_, *header_, data_.get()));
   auto bound = std::make_unique<LayaModel>(std::move(model));
+  panels_->finish(bound->weights);
   LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(bound->decision, bound->weights));
   LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(bound->embedding, bound->weights));
   model_ = std::move(bound);
   decision_ = std::make_unique<Executor>(std::move(decision));
   embedding_ = std::make_unique<Executor>(std::move(embedding));
+  set_profiling(profiling_);
   return {};
 }
 
@@ -239,6 +288,23 @@ Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::st
     for (auto& row : pooled) out.push_back(std::move(row));
   }
   return out;
+}
+
+void Session::set_profiling(bool on) {
+  profiling_ = on;
+  for (Executor* e : {decision_.get(), embedding_.get()}) {
+    if (e == nullptr) continue;
+    e->reset_profile();
+    e->set_profiling(on);
+  }
+}
+
+StepProfile Session::profile() const {
+  StepProfile p;
+  for (const Executor* e : {decision_.get(), embedding_.get()}) {
+    if (e != nullptr) p += e->profile();
+  }
+  return p;
 }
 
 MemoryReport Session::memory() const {

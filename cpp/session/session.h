@@ -16,6 +16,7 @@
 #include "decide/request.h"
 #include "engine/batch.h"
 #include "engine/executor.h"
+#include "engine/gemm_panels.h"
 #include "laya/config.h"
 #include "laya/model.h"
 #include "safetensors/header.h"
@@ -60,7 +61,12 @@ class Session {
   // Validates the header against the configs, every tensor at once, before any weight byte is
   // read, then allocates the buffer the data section is written into (out_of_memory if it cannot).
   Result<WeightPlan> plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size);
-  // Binds the written weights to the graphs. After this the session answers.
+  // Optional, as the data section arrives: its first `bytes` are written. GEMM matrices wholly
+  // inside are arranged into panels now, while in cache (engine/gemm_panels.h).
+  Status weights_written(uint64_t bytes);
+  // Binds the written weights to the graphs, arranging the GEMM matrices not yet arranged. After
+  // this the session answers. On failure the weights buffer is released and a load starts over
+  // from plan_weights.
   Status finish_weights();
   bool ready() const { return decision_ != nullptr; }
 
@@ -85,11 +91,17 @@ class Session {
   const LayaConfig& config() const { return *config_; }
   MemoryReport memory() const;
 
+  // Time by step kind over the runs since profiling was turned on (engine/step_profile.h), both
+  // graphs summed. Turning it on starts from zero.
+  void set_profiling(bool on);
+  StepProfile profile() const;
+
  private:
   struct FreeDeleter {
     void operator()(std::byte* p) const;
   };
 
+  Status bind_weights();
   Status require_ready() const;
   decide::DecideConfig decide_config(const decide::Dialect& dialect) const;
   decide::TextEncoder encoder() const;
@@ -100,9 +112,11 @@ class Session {
   std::string calibration_warning_;
   std::optional<safetensors::Header> header_;
   std::unique_ptr<std::byte, FreeDeleter> data_;
+  std::optional<PanelArranger> panels_;  // from plan_weights to finish_weights
   std::unique_ptr<LayaModel> model_;
   std::unique_ptr<Executor> decision_;
   std::unique_ptr<Executor> embedding_;
+  bool profiling_ = false;
 };
 
 }  // namespace laya

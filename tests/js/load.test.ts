@@ -49,6 +49,20 @@ describe('load from a Hub-layout HTTP server', () => {
     expect(fake.live).toBe(0);
   });
 
+  test('the session hears how much of the data section is written after each chunk, up to all of it, before finishWeights', async () => {
+    const { origin } = await serve({ chunkBytes: 10000 });
+    const fake = new FakeCore();
+    const model = await loadModelWith(nodeRuntime, { repo: 'org/tiny', hubUrl: origin }, { wasm: { factory: fake.factory } });
+    const dataLength = safetensorsDataSection(kWeights).byteLength;
+    const written = fake.session.written;
+    expect(written.length).toBeGreaterThan(10);  // the server sends 10000-byte chunks; streams may merge some
+    expect(written.every((n, i) => i === 0 || n > written[i - 1]!)).toBe(true);
+    expect(written.at(-1)).toBe(dataLength);
+    const calls = fake.session.calls;
+    expect(calls.lastIndexOf('weightsWritten')).toBeLessThan(calls.indexOf('finishWeights'));
+    model.dispose();
+  });
+
   test('progress is monotonic per file and overall, and reaches every total before ready', async () => {
     const { origin } = await serve({ chunkBytes: 50000 });
     const events: LoadProgressEvent[] = [];

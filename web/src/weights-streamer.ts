@@ -4,7 +4,7 @@
 // is written straight to its planned place in HEAPU8, so the file is never whole in JS.
 import { LayaError, throwIfAborted } from './errors.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
-import { numberField, parseSessionJson } from './core/session-result.js';
+import { expectEmptyResult, numberField, parseSessionJson } from './core/session-result.js';
 import type { OpenedFile } from './sources/checkpoint-source.js';
 import { concatBytes } from './stream/byte-reader.js';
 
@@ -44,6 +44,9 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
     throw new LayaError('internal',
       `planWeights: pointer ${pointer} + ${dataLength} bytes lies beyond wasm memory (${heap().byteLength} bytes)`);
   }
-  await reader.readInto(heap, pointer, dataLength);
+  // Each GEMM matrix is rearranged for the kernels as soon as its last byte is in, while in cache.
+  await reader.readInto(heap, pointer, dataLength, (written) => {
+    expectEmptyResult(session.weightsWritten(written), 'weightsWritten');
+  });
   await reader.expectEnd();
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/panels.h"
 
 namespace laya::kernels {
 namespace {
@@ -139,6 +140,37 @@ TEST_CASE("F16 infinities reach the GEMM as infinities") {
     const int64_t j = i % n;
     if (j < k) CHECK(out[i] == (j % 2 ? -INFINITY : INFINITY));
     CHECK(testing::same_bits(out[i], want[i]));
+  }
+}
+
+TEST_CASE("weights arranged in panels give the bits of the same weights in rows, every dtype and epilogue") {
+  std::mt19937 rng(104);
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (size_t offset : {0, 1, 4}) {  // F32 panels are read in place when 4-byte aligned, copied when not
+      const int64_t m = 7, n = 24, k = 300;  // blocks of 256 and a tail of 44
+      auto a = testing::random_floats(rng, m * k);
+      auto w = testing::random_matrix(rng, dtype, n, k, 0.1f);
+      auto bias = testing::random_floats(rng, n);
+      const auto old = testing::random_floats(rng, m * n);
+      std::vector<std::byte> storage(static_cast<size_t>(n * k) * dtype_size(dtype) + 8);
+      std::memcpy(storage.data() + offset, w.data(), static_cast<size_t>(n * k) * dtype_size(dtype));
+      std::vector<std::byte> scratch(panel_scratch_bytes(k, dtype_size(dtype)));
+      arrange_panels_in_place(storage.data() + offset, n, k, dtype_size(dtype), scratch.data());
+      testing::RandomMatrix arranged = w;
+      arranged.ref = {storage.data() + offset, dtype, n, k, WeightLayout::kPanels8};
+      for (Epilogue e : {Epilogue::kNone, Epilogue::kGelu, Epilogue::kAccumulate}) {
+        INFO(dtype_name(dtype) << " offset " << offset << " epilogue " << static_cast<int>(e));
+        const auto want = run(Isa::kSimd128, dtype, a, m, w, bias.data(), e, old);
+        const auto got = run(Isa::kSimd128, dtype, a, m, arranged, bias.data(), e, old);
+        const auto scalar = run(Isa::kScalar, dtype, a, m, arranged, bias.data(), e, old);
+        const auto split = run(Isa::kSimd128, dtype, a, m, arranged, bias.data(), e, old, 16);
+        for (size_t i = 0; i < got.size(); ++i) {
+          REQUIRE(testing::same_bits(got[i], want[i]));
+          REQUIRE(testing::same_bits(split[i], want[i]));
+          if (e != Epilogue::kGelu) REQUIRE(testing::same_bits(scalar[i], want[i]));
+        }
+      }
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -34,14 +35,26 @@ inline void configure_from(Session& session, const std::string& checkpoint) {
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
 }
 
-inline void load_weights(Session& session, const std::string& checkpoint) {
+// The data section is written in chunks of `chunk` bytes, each reported with weights_written as
+// the loader does; with chunk 0 it is written at once and never reported.
+inline void load_weights(Session& session, const std::string& checkpoint, size_t chunk = 4096) {
   const std::string file = read_file(checkpoint + "/model.safetensors");
   auto bytes = std::span(reinterpret_cast<const std::byte*>(file.data()), file.size());
   auto needed = session.header_bytes_needed(bytes.first(8), file.size());
   REQUIRE(needed.ok());
   auto plan = session.plan_weights(bytes.first(needed.value()), file.size());
   REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
-  std::memcpy(plan.value().pointer, file.data() + plan.value().data_offset, plan.value().data_length);
+  const size_t length = plan.value().data_length;
+  const char* data = file.data() + plan.value().data_offset;
+  if (chunk == 0) {
+    std::memcpy(plan.value().pointer, data, length);
+  } else {
+    for (size_t at = 0; at < length; at += chunk) {
+      const size_t n = std::min(chunk, length - at);
+      std::memcpy(plan.value().pointer + at, data + at, n);
+      REQUIRE(session.weights_written(at + n).ok());
+    }
+  }
   Status s = session.finish_weights();
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
 }

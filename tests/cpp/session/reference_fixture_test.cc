@@ -103,5 +103,29 @@ TEST_CASE("small-fanin: every output within 1e-4 of the reference, packed bit-id
   check_fixture("small-fanin");
 }
 
+TEST_CASE("weights arranged as they stream in, in any chunks, or all at finish give the same bits") {
+  const std::string dir = testing::reference_dir("small-fanin");
+  auto fixture = json::parse(testing::read_file(dir + "/fixture.json"), "fixture.json");
+  REQUIRE(fixture.ok());
+  auto batches = wire::forward_inputs(json::Value::object({{"inputs", *fixture.value().find("inputs")}}));
+  REQUIRE(batches.ok());
+  std::vector<std::vector<DecisionOutput>> runs;
+  for (size_t chunk : {size_t{0}, size_t{1000}, size_t{65536}}) {
+    Session session;
+    testing::configure_from(session, dir + "/checkpoint");
+    testing::load_weights(session, dir + "/checkpoint", chunk);
+    auto out = session.forward_decisions(batches.value().decisions, false);
+    REQUIRE(out.ok());
+    runs.push_back(std::move(out).value());
+  }
+  for (size_t r = 1; r < runs.size(); ++r) {
+    REQUIRE(runs[r].size() == runs[0].size());
+    for (size_t s = 0; s < runs[0].size(); ++s) {
+      CHECK(runs[r][s].logits == runs[0][s].logits);
+      CHECK(runs[r][s].act == runs[0][s].act);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace laya

@@ -77,6 +77,9 @@ export class FakeSession implements LayaSessionHandle {
   /** A copy of the data section as it stood when finishWeights() was called. */
   weights: Uint8Array | null = null;
   deleted = false;
+  profiling = false;
+  /** Every weightsWritten(bytes), in order. */
+  readonly written: number[] = [];
   readonly calls: string[] = [];
 
   constructor(private readonly owner: FakeCore, private readonly module: FakeModule) {}
@@ -185,6 +188,22 @@ export class FakeSession implements LayaSessionHandle {
     this.alive('memoryReport');
     return JSON.stringify({ weightsBytes: this.plan?.dataLength ?? 0, arenaBytes: 0, scratchBytes: 0,
       wasmMemoryBytes: this.module.memory.buffer.byteLength });
+  }
+
+  weightsWritten(bytes: number): string {
+    this.alive('weightsWritten');
+    this.written.push(bytes);
+    return '';
+  }
+
+  setProfiling(on: boolean): void {
+    this.alive('setProfiling');
+    this.profiling = on;
+  }
+
+  profile(): string {
+    this.alive('profile');
+    return JSON.stringify({ runs: 0, steps: [], profiling: this.profiling });
   }
 
   delete(): void {

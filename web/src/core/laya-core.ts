@@ -31,6 +31,11 @@ export interface LayaSessionHandle {
    * HEAPU8[pointer + i - dataOffset].
    */
   planWeights(headerBytes: Uint8Array, fileSize: number): string;
+  /**
+   * Optional, as the data section arrives: its first `bytes` are written (GEMM matrices wholly in
+   * them are rearranged for the kernels now, while in cache). "" on success.
+   */
+  weightsWritten(bytes: number): string;
   /** After every data byte is written: binds the model. "" on success. */
   finishWeights(): string;
   /** Raw forward in the fixture format, the sequences packed into one batch. */
@@ -48,6 +53,10 @@ export interface LayaSessionHandle {
   embed(textsJson: string, maxLength: number): string;
   /** '{"weightsBytes","arenaBytes","scratchBytes","wasmMemoryBytes"}'. */
   memoryReport(): string;
+  /** Turns the per-step timer on (from zero) or off. */
+  setProfiling(on: boolean): void;
+  /** '{"runs":N,"steps":[{"kind","calls","ms","gflop"}]}' since profiling was turned on. */
+  profile(): string;
   /** Load-time warnings (e.g. clamped temperatures, spec 5.1) as a JSON array of strings. */
   warnings(): string;
   /** Frees everything (embind). */

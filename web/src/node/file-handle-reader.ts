@@ -26,7 +26,8 @@ export class FileHandleReader implements ByteReader {
     return out;
   }
 
-  async readInto(heap: () => Uint8Array, offset: number, length: number): Promise<void> {
+  async readInto(heap: () => Uint8Array, offset: number, length: number,
+                 onWritten?: (written: number) => void): Promise<void> {
     let done = 0;
     while (done < length) {
       throwIfAborted(this.options.signal);
@@ -39,6 +40,7 @@ export class FileHandleReader implements ByteReader {
       this.position += bytesRead;
       done += bytesRead;
       this.options.onBytes?.(bytesRead);
+      onWritten?.(done);
     }
     throwIfAborted(this.options.signal);
   }

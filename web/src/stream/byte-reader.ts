@@ -7,9 +7,10 @@ export interface ByteReader {
   readBytes(n: number): Promise<Uint8Array>;
   /**
    * The next `length` bytes written to `heap()` from `offset` on. `heap` is called again for every
-   * chunk so a view is never kept across an await.
+   * chunk so a view is never kept across an await. `onWritten` hears, after each chunk, how many of
+   * the `length` bytes are written so far.
    */
-  readInto(heap: () => Uint8Array, offset: number, length: number): Promise<void>;
+  readInto(heap: () => Uint8Array, offset: number, length: number, onWritten?: (written: number) => void): Promise<void>;
   /** Everything left (small files only). */
   readRest(): Promise<Uint8Array>;
   /** Checks the file has no bytes left; more is an error naming the file. */

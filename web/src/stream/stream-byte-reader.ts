@@ -41,12 +41,14 @@ export class StreamByteReader implements ByteReader {
     return out;
   }
 
-  async readInto(heap: () => Uint8Array, offset: number, length: number): Promise<void> {
+  async readInto(heap: () => Uint8Array, offset: number, length: number,
+                 onWritten?: (written: number) => void): Promise<void> {
     let written = 0;
     while (written < length) {
       const chunk = await this.next(length - written);
       heap().set(chunk, offset + written);
       written += chunk.byteLength;
+      onWritten?.(written);
     }
   }
 
