@@ -5,28 +5,70 @@
 #include <chrono>
 #include <limits>
 
+#include "graph/weights.h"
 #include "plan/bucket.h"
 
 namespace laya {
 
 namespace {
 
-// Runs one step on the batch's real rows. Every kernel gets its whole range here; a threaded
-// executor would split the same ranges.
+// The parts a range [0, count) is cut into: whole `grain`s (the GEMM's 8-column panels), at
+// least `min_per_part` items each so that a small step is not worth waking workers for, and at most
+// one per thread. Every item is computed the same way whichever part it falls in, so outputs are
+// bit-identical for any thread count.
+struct Split {
+  int64_t count;
+  int64_t grain;
+  int parts;
+
+  Split(int64_t count, int64_t grain, int64_t min_per_part, int threads) : count(count), grain(grain) {
+    const int64_t units = (count + grain - 1) / grain;
+    const int64_t min_units = std::max<int64_t>(1, (min_per_part + grain - 1) / grain);
+    parts = static_cast<int>(std::clamp<int64_t>(units / min_units, 1, threads));
+  }
+  int64_t begin(int part) const {
+    const int64_t units = (count + grain - 1) / grain;
+    return std::min(count, units * part / parts * grain);
+  }
+  int64_t end(int part) const { return begin(part + 1); }
+};
+
+// Runs one step on the batch's real rows, its range split over the pool's threads where the step
+// is big enough; part i of a split uses scratch [i · scratch_floats, (i + 1) · scratch_floats).
 struct StepRunner {
   float* arena;
   float* scratch;
+  size_t scratch_floats;
   const kernels::Packing& p;
   const RowCounts& rows;
+  ThreadPool* pool;
 
-  void operator()(const steps::Embed& s) const { s.kernel.fn(s.table, p.ids, arena + s.out, 0, rows.tokens); }
+  int threads() const { return pool == nullptr ? 1 : pool->size(); }
+  float* scratch_of(int part) const { return scratch + static_cast<size_t>(part) * scratch_floats; }
+
+  template <typename Fn>
+  void split(const Split& split, const Fn& fn) const {
+    auto part = [&](int i) { fn(split.begin(i), split.end(i), i); };
+    if (split.parts == 1) {
+      part(0);
+    } else {
+      pool->run(split.parts, part);
+    }
+  }
+
+  void operator()(const steps::Embed& s) const {
+    split(Split(rows.tokens, 1, 64, threads()),
+          [&](int64_t b, int64_t e, int) { s.kernel.fn(s.table, p.ids, arena + s.out, b, e); });
+  }
   void operator()(const steps::LayerNorm& s) const {
     const kernels::LayerNormArgs args{arena + s.x, arena + s.out, s.width, s.w, s.b, s.eps};
-    s.kernel.fn(args, 0, rows.of(s.rows));
+    split(Split(rows.of(s.rows), 1, 16, threads()), [&](int64_t b, int64_t e, int) { s.kernel.fn(args, b, e); });
   }
   void operator()(const steps::Gemm& s) const {
     const kernels::GemmArgs args{arena + s.a, rows.of(s.rows), s.w, s.bias, s.epilogue, arena + s.out};
-    s.kernel.fn(args, 0, s.w.rows, scratch);
+    // Columns in whole panels; a part gets at least 64 columns, or all of a small GEMM.
+    split(Split(s.w.rows, kPanelRows, 64, threads()),
+          [&](int64_t b, int64_t e, int part) { s.kernel.fn(args, b, e, scratch_of(part)); });
   }
   void operator()(const steps::Rope& s) const {
     const kernels::RopeArgs args{arena + s.qkv, s.heads, p.seq_starts, s.table};
@@ -34,10 +76,12 @@ struct StepRunner {
   }
   void operator()(const steps::Attention& s) const {
     const kernels::AttentionArgs args{arena + s.qkv, arena + s.out, s.heads, p.seq_starts, s.window};
-    s.kernel.fn(args, 0, p.seqs, scratch);
+    split(Split(p.seqs * s.heads, 1, 1, threads()),
+          [&](int64_t b, int64_t e, int part) { s.kernel.fn(args, b, e, scratch_of(part)); });
   }
   void operator()(const steps::GeGlu& s) const {
-    s.kernel.fn(arena + s.x, arena + s.out, s.n, 0, rows.of(s.rows));
+    split(Split(rows.of(s.rows), 1, 16, threads()),
+          [&](int64_t b, int64_t e, int) { s.kernel.fn(arena + s.x, arena + s.out, s.n, b, e); });
   }
   void operator()(const steps::AddType& s) const { s.kernel.fn(s.table, p, arena + s.h, 0, p.seqs); }
   void operator()(const steps::GatherMarkers& s) const {
@@ -94,11 +138,10 @@ Result<const Lowered*> Executor::lowered_for(const RowCounts& rows) {
     if (l->bucket == bucket) return l.get();
   }
   // The arena first: it is the big allocation, and it fails as a Status. What lowering allocates
-  // after it (RoPE tables, scratch) is a small fraction of it.
+  // after it (RoPE tables) and the scratch run() reserves are a small fraction of it.
   LAYA_RETURN_IF_ERROR(check_bucket(graph_, bucket));
   LAYA_RETURN_IF_ERROR(arena_.reserve(layout(graph_, bucket).len, "the activation arena"));
   LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(graph_, weights_, bucket, isa_, &rope_tables_));
-  LAYA_RETURN_IF_ERROR(scratch_.reserve(l->scratch_floats, "the kernels' scratch"));
   lowered_.push_back(std::move(l));
   return lowered_.back().get();
 }
@@ -116,8 +159,10 @@ Status Executor::run(const Batch& batch) {
   const RowCounts rows = batch.rows();
   last_ = nullptr;
   LAYA_ASSIGN_OR_RETURN(const Lowered* lowered, lowered_for(rows));
+  // One scratch per thread (allocates only when a bucket or the thread count needs more).
+  LAYA_RETURN_IF_ERROR(scratch_.reserve(lowered->scratch_floats * static_cast<size_t>(threads()), "the kernels' scratch"));
   const kernels::Packing packing = batch.packing();
-  const StepRunner runner{arena_.data(), scratch_.data(), packing, rows};
+  const StepRunner runner{arena_.data(), scratch_.data(), lowered->scratch_floats, packing, rows, pool_};
   if (profiling_) {
     run_profiled(lowered->steps, runner, rows, packing, profile_);
   } else {

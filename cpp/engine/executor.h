@@ -14,6 +14,7 @@
 #include "engine/batch.h"
 #include "engine/lower.h"
 #include "engine/step_profile.h"
+#include "engine/thread_pool.h"
 #include "graph/graph.h"
 #include "kernels/isa.h"
 #include "util/status.h"
@@ -45,6 +46,11 @@ class Executor {
   size_t arena_bytes() const { return arena_.bytes(); }
   size_t scratch_bytes() const { return scratch_.bytes(); }
   size_t buckets_lowered() const { return lowered_.size(); }
+  // Threads for the steps big enough to share (null: the calling thread alone). The pool must
+  // outlive the executor; results are bit-identical for any pool.
+  void set_thread_pool(ThreadPool* pool) { pool_ = pool; }
+  int threads() const { return pool_ == nullptr ? 1 : pool_->size(); }
+
   // While on, each run adds its steps' times to profile() (see step_profile.h).
   void set_profiling(bool on) { profiling_ = on; }
   const StepProfile& profile() const { return profile_; }
@@ -67,6 +73,7 @@ class Executor {
   RopeTableCache rope_tables_;
   Arena arena_;
   Arena scratch_;
+  ThreadPool* pool_ = nullptr;
   bool profiling_ = false;
   StepProfile profile_;
   const Lowered* last_ = nullptr;

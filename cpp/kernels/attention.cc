@@ -9,14 +9,16 @@
 
 namespace laya::kernels {
 
-void attention_f32_scalar(const AttentionArgs& a, int64_t seq_begin, int64_t seq_end, float* scores) {
+void attention_f32_scalar(const AttentionArgs& a, int64_t item_begin, int64_t item_end, float* scores) {
   const int64_t d = a.heads * kHeadDim;
   const int64_t stride = 3 * d;
-  for (int64_t s = seq_begin; s < seq_end; ++s) {
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t s = item / a.heads;
+    const int64_t h = item % a.heads;
     const int64_t start = a.seq_starts[s];
     const int64_t len = a.seq_starts[s + 1] - start;
     const float* rows = a.qkv + start * stride;
-    for (int64_t h = 0; h < a.heads; ++h) {
+    {
       for (int64_t i = 0; i < len; ++i) {
         const int64_t lo = a.window < 0 ? 0 : std::max<int64_t>(0, i - a.window);
         const int64_t hi = a.window < 0 ? len : std::min<int64_t>(len, i + a.window + 1);

@@ -22,17 +22,19 @@ struct AttentionArgs {
   int64_t window = -1;                  // keys at most this far on either side; < 0: all keys
 };
 
-// Sequences [seq_begin, seq_end). `scratch` holds attention_scratch_floats(...) floats.
-using AttentionFn = void (*)(const AttentionArgs& args, int64_t seq_begin, int64_t seq_end,
+// Work items [item_begin, item_end) of seqs · heads: item s · heads + h is head h of sequence s, so
+// threads can share even a batch of one sequence. `scratch` holds attention_scratch_floats(...)
+// floats.
+using AttentionFn = void (*)(const AttentionArgs& args, int64_t item_begin, int64_t item_end,
                              float* scratch);
 
-void attention_f32_scalar(const AttentionArgs& args, int64_t seq_begin, int64_t seq_end, float* scratch);
+void attention_f32_scalar(const AttentionArgs& args, int64_t item_begin, int64_t item_end, float* scratch);
 #ifdef __wasm_simd128__
 // Query tiles of 4 against key tiles of 8 with an online softmax; key tiles outside every window
 // of the query tile are skipped.
 inline constexpr int64_t kAttentionQueryTile = 4;
 inline constexpr int64_t kAttentionKeyTile = 8;
-void attention_f32_4x8_simd128(const AttentionArgs& args, int64_t seq_begin, int64_t seq_end,
+void attention_f32_4x8_simd128(const AttentionArgs& args, int64_t item_begin, int64_t item_end,
                                float* scratch);
 #endif
 

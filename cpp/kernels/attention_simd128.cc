@@ -162,16 +162,18 @@ void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc) {
 
 }  // namespace
 
-void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t seq_begin, int64_t seq_end, float* scratch) {
+void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64_t item_end, float* scratch) {
   const int64_t d = a.heads * kHeadDim;
   const int64_t stride = 3 * d;
-  for (int64_t s = seq_begin; s < seq_end; ++s) {
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t s = item / a.heads;
+    const int64_t h = item % a.heads;
     const int64_t start = a.seq_starts[s];
     const int64_t len = a.seq_starts[s + 1] - start;
     const int64_t keys = (len + kKt - 1) / kKt * kKt;
     float* kt = scratch;
     float* acc = scratch + kHeadDim * keys;
-    for (int64_t h = 0; h < a.heads; ++h) {
+    {
       const float* rows = a.qkv + start * stride;
       for (int64_t j = 0; j < len; ++j) {
         const float* k = rows + j * stride + d + h * kHeadDim;

@@ -375,4 +375,44 @@ TEST_CASE("with profiling on, each run counts every op once by kind and the GEMM
   }
 }
 
+TEST_CASE("outputs are bit-identical with 1, 2, 3 or 4 threads, alone and packed") {
+  Model model;
+  std::mt19937 rng(12);
+  // Long enough that GEMMs, norms and attention are split (at least 64 columns / 16 rows a part).
+  const auto seqs = random_sequences(rng, {70, 5, 33, 1});
+  for (kernels::Isa isa : kIsas) {
+    Executor one = model.executor(isa);
+    const Outputs want = run(one, batch_of(seqs));
+    const Outputs want_alone = run(one, batch_of({seqs[0]}));
+    for (int threads : {2, 3, 4}) {
+      INFO(kernels::isa_name(isa) << " threads " << threads);
+      ThreadPool pool(threads);
+      Executor e = model.executor(isa);
+      e.set_thread_pool(&pool);
+      CHECK(e.threads() == threads);
+      const Outputs got = run(e, batch_of(seqs));
+      require_same_bits(got.logits, want.logits, "logits");
+      require_same_bits(got.act, want.act, "act");
+      require_same_bits(got.pooled, want.pooled, "pooled");
+      const Outputs alone = run(e, batch_of({seqs[0]}));
+      require_same_bits(alone.logits, want_alone.logits, "logits alone");
+    }
+  }
+}
+
+TEST_CASE("a threaded run in a bucket already lowered allocates nothing") {
+  Model model;
+  std::mt19937 rng(13);
+  const Batch batch = batch_of(random_sequences(rng, {60, 20}));
+  ThreadPool pool(3);
+  Executor e = model.executor(kernels::best_isa());
+  e.set_thread_pool(&pool);
+  REQUIRE(e.run(batch).ok());
+  const long before = g_allocations.load();
+  const Status s = e.run(batch);
+  const long during = g_allocations.load() - before;
+  REQUIRE(s.ok());
+  CHECK(during == 0);
+}
+
 }  // namespace laya

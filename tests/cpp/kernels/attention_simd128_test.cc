@@ -21,7 +21,7 @@ std::vector<float> run(Isa isa, const std::vector<float>& qkv, int64_t heads, co
   std::vector<float> out(starts.back() * heads * kHeadDim, -1.0f);
   std::vector<float> scratch(attention_scratch_floats(isa, max_len));
   attention_kernel(isa).fn({qkv.data(), out.data(), heads, starts.data(), window}, 0,
-                           static_cast<int64_t>(starts.size()) - 1, scratch.data());
+                           (static_cast<int64_t>(starts.size()) - 1) * heads, scratch.data());
   return out;
 }
 

@@ -63,7 +63,7 @@ TEST_CASE("scalar attention matches an f64 reference, with and without a window"
   for (int64_t window : {-1, 0, 1, 3, 7, 100}) {
     std::vector<float> out(tokens * d, 0.0f);
     std::vector<float> scratch(attention_scratch_floats(Isa::kScalar, 40));
-    attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), window}, 0, 5, scratch.data());
+    attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), window}, 0, 5 * heads, scratch.data());
     auto want = reference(qkv, heads, starts, window);
     INFO("window " << window);
     for (size_t i = 0; i < out.size(); ++i) REQUIRE(testing::close(out[i], want[i], 1e-5));
@@ -83,7 +83,7 @@ TEST_CASE("the window is inclusive: a query sees keys at distance w on both side
   const int64_t w = 4;
   std::vector<float> out(len * d);
   std::vector<float> scratch(len);
-  attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), w}, 0, 1, scratch.data());
+  attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), w}, 0, heads, scratch.data());
   for (int64_t i = 0; i < len; ++i) {
     const int64_t lo = std::max<int64_t>(0, i - w), hi = std::min<int64_t>(len - 1, i + w);
     const float share = 1.0f / static_cast<float>(hi - lo + 1);
@@ -105,8 +105,29 @@ TEST_CASE("a sequence of one token attends to itself: the output is its value") 
   std::vector<float> out(d);
   const std::vector<int32_t> starts = {0, 1};
   std::vector<float> scratch(1);
-  attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), -1}, 0, 1, scratch.data());
+  attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), -1}, 0, heads, scratch.data());
   for (int64_t t = 0; t < d; ++t) CHECK(out[t] == qkv[2 * d + t]);
+}
+
+TEST_CASE("attention split into any ranges of (sequence, head) items gives the bits of the whole") {
+  std::mt19937 rng(23);
+  const int64_t heads = 3;
+  const std::vector<int32_t> starts = {0, 9, 10, 40};
+  const int64_t tokens = starts.back(), d = heads * kHeadDim, items = 3 * heads;
+  auto qkv = testing::random_floats(rng, tokens * 3 * d, 0.5f);
+  for (Isa isa : {Isa::kScalar, best_isa()}) {
+    std::vector<float> scratch(attention_scratch_floats(isa, 30));
+    std::vector<float> whole(tokens * d, 0.0f);
+    const auto kernel = attention_kernel(isa);
+    kernel.fn({qkv.data(), whole.data(), heads, starts.data(), 4}, 0, items, scratch.data());
+    for (int64_t cut : {1, 2, 4, 5, 8}) {
+      std::vector<float> parts(tokens * d, 0.0f);
+      kernel.fn({qkv.data(), parts.data(), heads, starts.data(), 4}, cut, items, scratch.data());
+      kernel.fn({qkv.data(), parts.data(), heads, starts.data(), 4}, 0, cut, scratch.data());
+      INFO(isa_name(isa) << " cut at item " << cut);
+      for (size_t i = 0; i < whole.size(); ++i) REQUIRE(testing::same_bits(parts[i], whole[i]));
+    }
+  }
 }
 
 }  // namespace laya::kernels
