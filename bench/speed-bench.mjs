@@ -7,7 +7,9 @@
 // the fraction of the GEMM ceiling when bench/gemm-ceiling has been built, peak memory, ratios,
 // and the largest logit / act difference between the engines on one question.
 // Usage: node bench/speed-bench.mjs [--runs N] [--lengths 64,128,256,512] [--models base-f16,english-f16]
-//                                   [--threads 1] [--engines laya,ort]
+//                                   [--threads 1,2] [--engines laya,ort]
+// With several thread counts each runs both engines; times are process CPU time with 1 thread and
+// wall time with more (CPU time then counts every thread).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,14 +23,14 @@ const root = path.resolve(here, '..');
 const args = process.argv.slice(2);
 const flag = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
 const runs = Number(flag('--runs', '2'));
-const threads = Number(flag('--threads', '1'));
+const threadCounts = flag('--threads', '1').split(',').map(Number);
 const lengths = flag('--lengths', '64,128,256,512');
 const models = flag('--models', 'base-f16,english-f16').split(',');
 const engines = flag('--engines', 'laya,ort').split(',');
 const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
 
 for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
-console.log(`settings: runs ${runs} (median, after one warm-up), threads ${threads}, lengths ${lengths}, models ${models.join(', ')}`);
+console.log(`settings: runs ${runs} (median, after one warm-up), threads ${threadCounts.join(', ')}, lengths ${lengths}, models ${models.join(', ')}`);
 
 // The GEMM ceiling (scripts/bench-gemm-ceiling.sh), if built: GF/s of an ideal 4x8 wasm SIMD kernel.
 let ceiling = null;
@@ -42,7 +44,7 @@ if (fs.existsSync(ceilingJs)) {
   console.log('GEMM ceiling: not built (npm run bench:gemm-ceiling builds and runs it)');
 }
 
-function child(engine, dir, onnx) {
+function child(engine, dir, onnx, threads) {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
       { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -67,18 +69,38 @@ for (const name of models) {
   }
   const fileBytes = fs.statSync(path.join(dir, 'model.safetensors')).size;
   console.log(`\n== ${name}: d ${shape.d}, ${shape.layers} layers, heads ${shape.heads}, intermediate ${shape.inter}, vocab ${shape.vocab}; F16 file ${(fileBytes / 1e9).toFixed(3)} GB`);
-  const res = {};
-  for (const engine of engines) {
-    try { res[engine] = await child(engine, dir, onnx); } catch (e) { console.log(`${engine}: FAILED ${e.message}`); }
+  const byThreads = {};
+  for (const threads of threadCounts) {
+    const res = {};
+    byThreads[threads] = res;
+    for (const engine of engines) {
+      try { res[engine] = await child(engine, dir, onnx, threads); } catch (e) { console.log(`${engine}: FAILED ${e.message}`); }
+    }
+    report(shape, res, threads);
   }
-  // GF/s and tokens/s use process CPU time (what the engine itself spent; the machine is shared);
-  // wall time is printed beside it.
+  if (threadCounts.length > 1 && engines.includes('laya')) {
+    const [a, b] = [threadCounts[0], threadCounts.at(-1)];
+    const ra = byThreads[a].laya, rb = byThreads[b].laya;
+    if (ra && rb) {
+      const speedups = lengths.split(',').map(Number).map((L) => `${L}: ${(time(ra, L, a) / time(rb, L, b)).toFixed(2)}x`);
+      console.log(`  laya ${b} threads vs ${a}: ${speedups.join(', ')} (wall time with ${b}, CPU time with ${a})`);
+    }
+  }
+}
+
+// A run's median time at length L: CPU time with one thread (what the engine itself spent on a
+// shared machine), wall time with more.
+function time(r, L, threads) { return threads > 1 ? median(r.perLength[L]) : median(r.perLengthCpu[L]); }
+
+function report(shape, res, threads) {
+  const clock = threads > 1 ? 'wall' : 'cpu';
+  console.log(`  -- ${threads} thread${threads > 1 ? 's' : ''} (times: ${clock})`);
   const row = (label, r) => {
     const parts = [];
     for (const L of lengths.split(',').map(Number)) {
-      const cpu = median(r.perLengthCpu[L]), wall = median(r.perLength[L]);
+      const cpu = time(r, L, threads), wall = median(r.perLength[L]);
       const gf = questionFlops(shape, L) / (cpu / 1000) / 1e9;
-      parts.push(`${L}: ${cpu.toFixed(0)} ms cpu (${wall.toFixed(0)} wall), ${(L / (cpu / 1000)).toFixed(0)} tok/s, ${gf.toFixed(2)} GF/s${ceiling ? ` = ${((gf / ceiling) * 100).toFixed(0)}% of ceiling` : ''}`);
+      parts.push(`${L}: ${cpu.toFixed(0)} ms ${clock} (${wall.toFixed(0)} wall), ${(L / (cpu / 1000)).toFixed(0)} tok/s, ${gf.toFixed(2)} GF/s${ceiling ? ` = ${((gf / ceiling) * 100).toFixed(0)}% of ceiling` : ''}`);
     }
     console.log(`  ${label.padEnd(18)} ${parts.join(' | ')}`);
   };
@@ -87,9 +109,9 @@ for (const name of models) {
     if (!r) continue;
     console.log(`  [${engine} ${r.version}]`);
     row('per question', r);
-    const callCpu = median(r.callCpuMs), callWall = median(r.callMs);
+    const callCpu = threads > 1 ? median(r.callMs) : median(r.callCpuMs), callWall = median(r.callMs);
     const callGf = (questionFlops(shape, r.callLength) * r.callQuestions) / (callCpu / 1000) / 1e9;
-    console.log(`  ${'call of 3 x 128'.padEnd(18)} ${callCpu.toFixed(0)} ms cpu (${callWall.toFixed(0)} wall) = ${(callCpu / r.callQuestions).toFixed(0)} ms/question, ${(r.callQuestions * r.callLength / (callCpu / 1000)).toFixed(0)} tok/s, ${callGf.toFixed(2)} GF/s`);
+    console.log(`  ${'call of 3 x 128'.padEnd(18)} ${callCpu.toFixed(0)} ms ${clock} (${callWall.toFixed(0)} wall) = ${(callCpu / r.callQuestions).toFixed(0)} ms/question, ${(r.callQuestions * r.callLength / (callCpu / 1000)).toFixed(0)} tok/s, ${callGf.toFixed(2)} GF/s`);
     console.log(`  ${'load'.padEnd(18)} ${r.loadSeconds.toFixed(2)} s wall; load to first answer (128 tokens) ${r.firstAnswerSeconds.toFixed(2)} s wall`);
     const mem = r.memory ? `; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena ${(r.memory.arenaBytes / 1e6).toFixed(1)} MB, scratch ${(r.memory.scratchBytes / 1e6).toFixed(1)} MB)` : '';
     console.log(`  ${'peak memory'.padEnd(18)} RSS ${(r.peakRss / 1e9).toFixed(3)} GB${mem}`);
@@ -107,8 +129,9 @@ for (const name of models) {
     }
   }
   if (res.laya && res.ort) {
-    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(median(res.ort.perLengthCpu[L]) / median(res.laya.perLengthCpu[L])).toFixed(2)}x`);
-    console.log(`  ratio ORT / laya CPU time (>1: laya faster): ${ratios.join(', ')}, call ${(median(res.ort.callCpuMs) / median(res.laya.callCpuMs)).toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / res.laya.firstAnswerSeconds).toFixed(2)}x`);
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.ort, L, threads) / time(res.laya, L, threads)).toFixed(2)}x`);
+    const call = threads > 1 ? median(res.ort.callMs) / median(res.laya.callMs) : median(res.ort.callCpuMs) / median(res.laya.callCpuMs);
+    console.log(`  ratio ORT / laya ${clock} time (>1: laya faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / res.laya.firstAnswerSeconds).toFixed(2)}x`);
     const diff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
     console.log(`  parity laya vs ORT (128-token question): logits max rel diff ${diff(res.laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(res.laya.parity.act, res.ort.parity.act).toExponential(2)}`);
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bind/module_threads.h"
 #include "session/session.h"
 #include "session/wire.h"
 
@@ -56,6 +57,7 @@ std::string json_or_error(const Result<T>& result, Fn&& to_json) {
 
 class LayaSession {
  public:
+
   std::string configure(std::string rl_agent, std::string encoder, std::string tokenizer, std::string tokenizer_config) {
     return ok_or_error(session_.configure(rl_agent, encoder, tokenizer, tokenizer_config));
   }
@@ -97,6 +99,7 @@ class LayaSession {
       LAYA_ASSIGN_OR_RETURN(decide::Dialect dialect, dialect_from(options_json));
       LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
       LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
+      session_.set_thread_pool(module_pool());
       return session_.predict(st, questions, dialect);
     };
     return json_or_error(run(), [](const std::string& s) { return s; });
@@ -133,6 +136,7 @@ class LayaSession {
       }
       LAYA_ASSIGN_OR_RETURN(json::Value doc, json::parse(texts_json, "texts"));
       LAYA_ASSIGN_OR_RETURN(std::vector<std::string> texts, wire::texts(doc));
+      session_.set_thread_pool(module_pool());
       return session_.embed(texts, static_cast<size_t>(max_length));
     };
     return json_or_error(run(), wire::embeddings);
@@ -161,6 +165,7 @@ class LayaSession {
       std::vector<std::vector<float>> embeddings;
     };
     auto run = [&]() -> Result<Outputs> {
+      session_.set_thread_pool(module_pool());  // the module's pool as it is now (setThreads may replace it)
       LAYA_ASSIGN_OR_RETURN(json::Value doc, json::parse(inputs_json, "inputs"));
       LAYA_ASSIGN_OR_RETURN(wire::ForwardInputs in, wire::forward_inputs(doc));
       Outputs out;
@@ -183,6 +188,11 @@ class LayaSession {
 
 EMSCRIPTEN_BINDINGS(laya_core) {
   using laya::LayaSession;
+  // Module-wide threads (bind/module_threads.h): "" or an error; the count now; the most possible.
+  emscripten::function("setThreads", +[](int threads) { return laya::ok_or_error(laya::set_module_threads(threads)); });
+  emscripten::function("threads", +[]() { return laya::module_pool() == nullptr ? 1 : laya::module_pool()->size(); });
+  emscripten::function("availableThreads", &laya::available_threads);
+  emscripten::function("shutDownThreads", &laya::shut_down_module_threads);
   emscripten::class_<LayaSession>("LayaSession")
       .constructor<>()
       .function("configure", &LayaSession::configure)

@@ -140,6 +140,7 @@ Status Session::bind_weights() {
   decision_ = std::make_unique<Executor>(std::move(decision));
   embedding_ = std::make_unique<Executor>(std::move(embedding));
   set_profiling(profiling_);
+  set_thread_pool(pool_);
   return {};
 }
 
@@ -288,6 +289,13 @@ Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::st
     for (auto& row : pooled) out.push_back(std::move(row));
   }
   return out;
+}
+
+void Session::set_thread_pool(ThreadPool* pool) {
+  pool_ = pool;
+  for (Executor* e : {decision_.get(), embedding_.get()}) {
+    if (e != nullptr) e->set_thread_pool(pool);
+  }
 }
 
 void Session::set_profiling(bool on) {

@@ -91,6 +91,10 @@ class Session {
   const LayaConfig& config() const { return *config_; }
   MemoryReport memory() const;
 
+  // Threads for the forward passes (null: the calling thread alone); results are bit-identical
+  // for any pool. The pool must outlive the session's use of it.
+  void set_thread_pool(ThreadPool* pool);
+
   // Time by step kind over the runs since profiling was turned on (engine/step_profile.h), both
   // graphs summed. Turning it on starts from zero.
   void set_profiling(bool on);
@@ -117,6 +121,7 @@ class Session {
   std::unique_ptr<Executor> decision_;
   std::unique_ptr<Executor> embedding_;
   bool profiling_ = false;
+  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace laya

@@ -9,7 +9,8 @@ import { LayaError, abortError, describeError, throwIfAborted } from './errors.j
 import { LayaModel, LayaPipeline } from './model.js';
 import { resolveLoadOptions, type LoadOptions } from './options.js';
 import { ProgressTracker } from './progress.js';
-import type { Runtime } from './runtime.js';
+import type { CreatedCore, Runtime } from './runtime.js';
+import { applyThreads, requestedThreads } from './core/threads.js';
 import {
   kConfigFiles, kWeightsFile,
   type CheckpointFileName, type CheckpointLocation, type CheckpointSource, type OpenedFile,
@@ -33,9 +34,15 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   const progress = new ProgressTracker(opts.onProgress, files);
   const opened: OpenedFile[] = [];
   let session: LayaSessionHandle | null = null;
+  let core: LayaCoreModule | null = null;
   try {
     const location = await runtime.locate(source, opts);
-    const core = await createCore(runtime, opts.wasm);
+    const threads = requestedThreads(opts.threads, runtime.cores());
+    const created = await createCore(runtime, opts.wasm, threads);
+    core = created.core;
+    const granted = applyThreads(core, threads, created.singleThreaded ?? 'the wasm module has fewer workers');
+    // Falling back is worth a warning only when the caller asked for threads.
+    if (granted.warning !== undefined && opts.threads !== undefined) opts.onWarning(granted.warning);
     throwIfAborted(signal);
     session = new core.LayaSession();
 
@@ -64,7 +71,8 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
     }
     const handle = { core, session };
     const loaded = withWeights ? new LayaModel(handle, config, warnings) : new LayaPipeline(handle, config, warnings);
-    session = null;  // owned by `loaded` now
+    session = null;  // owned by `loaded` now, and the module with it
+    core = null;
     for (const warning of warnings) opts.onWarning(warning);
     progress.ready();
     return loaded;
@@ -72,13 +80,14 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
     throw signal?.aborted ? abortError(signal) : error;
   } finally {
     session?.delete();
+    core?.shutDownThreads();
     await Promise.all(opened.map((f) => f.reader.close().catch(() => undefined)));
   }
 }
 
-async function createCore(runtime: Runtime, wasm: LoadOptions['wasm'] & object): Promise<LayaCoreModule> {
+async function createCore(runtime: Runtime, wasm: LoadOptions['wasm'] & object, threads: number): Promise<CreatedCore> {
   try {
-    return await runtime.createCore(wasm);
+    return await runtime.createCore(wasm, threads);
   } catch (error) {
     if (error instanceof LayaError) throw error;
     throw new LayaError('internal', `loading the wasm module failed: ${describeError(error)}`, { cause: error });

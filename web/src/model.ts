@@ -82,6 +82,12 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
     if (handle === null) return;
     this.#handle = null;
     handle.session.delete();
+    handle.core.shutDownThreads();  // the module is thrown away with its session
+  }
+
+  /** The threads the forward passes run on (1 without SharedArrayBuffer; see LoadOptions.threads). */
+  get threads(): number {
+    return this.#handle?.core.threads() ?? 0;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -13,9 +13,15 @@ export type LoadProgressEvent =
   /** The model is bound and about to be returned. */
   | { type: 'ready' };
 
-/** Where the wasm module comes from. Default: laya-core.js / laya-core.wasm in the package's dist/wasm/. */
+/**
+ * Where the wasm module comes from. Default: the package's dist/wasm/: laya-core.js / .wasm (SIMD,
+ * one thread) and laya-core-mt.js / .wasm / .worker.js (SIMD + pthreads, used when threads > 1).
+ */
 export interface WasmOptions {
-  /** A createLayaCore factory already loaded (e.g. by a bundler). */
+  /**
+   * A factory already loaded (e.g. by a bundler): createLayaCore, or createLayaCoreMt for threads
+   * (it is given `layaWorkers: threads - 1`).
+   */
   factory?: LayaCoreFactory;
   /** Path or URL of laya-core.js (Node: required with createRequire; browsers: loaded by a script tag). */
   moduleUrl?: string | URL;
@@ -23,6 +29,8 @@ export interface WasmOptions {
   wasmBinary?: Uint8Array;
   /** URL of laya-core.wasm (browsers; default: beside laya-core.js). */
   wasmUrl?: string | URL;
+  /** Path or URL of laya-core-mt.js (default: beside moduleUrl); its .wasm and .worker.js sit beside it. */
+  threadedModuleUrl?: string | URL;
 }
 
 export interface LoadOptions {
@@ -55,7 +63,14 @@ export interface LoadOptions {
    * upstream reports as a RuntimeWarning. Default console.warn. The model's `warnings` keeps them.
    */
   onWarning?: (message: string) => void;
-  /** Worker threads. Accepted and reserved: this build runs on the calling thread. */
+  /**
+   * Threads for the forward passes, the calling thread included. Default: the machine's logical
+   * cores, at most 4. More than 1 needs SharedArrayBuffer: always there in Node; in browsers only
+   * on a cross-origin-isolated page (served with `Cross-Origin-Opener-Policy: same-origin` and
+   * `Cross-Origin-Embedder-Policy: require-corp`). Where it is missing the model runs on one thread
+   * (the single-threaded SIMD module) and onWarning says why, unless threads was left to default.
+   * Answers are bit-identical for any thread count.
+   */
   threads?: number;
   /** Where the wasm module comes from. */
   wasm?: WasmOptions;
@@ -68,7 +83,8 @@ export interface ResolvedLoadOptions {
   cache: boolean | string;
   fetch: FetchFunction;
   retries: number;
-  threads: number;
+  /** undefined: the default for the machine. */
+  threads: number | undefined;
   wasm: WasmOptions;
 }
 
@@ -98,7 +114,7 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     cache: o.cache ?? false,
     fetch: fetchFn ?? (() => Promise.reject(new Error('no fetch function: pass options.fetch'))),
     retries: o.retries ?? kDefaultRetries,
-    threads: o.threads ?? 1,
+    threads: o.threads,
     wasm: o.wasm ?? {},
   };
 }

@@ -3,6 +3,7 @@
 // the wasm module is instantiated. Implementations: node/node-runtime.ts, browser/browser-runtime.ts.
 import { LayaError } from './errors.js';
 import type { LayaCoreModule } from './core/laya-core.js';
+export type { LayaCoreModule };
 import type { ResolvedLoadOptions, WasmOptions } from './options.js';
 import {
   isFilesSource, isHubSource, isUrlSource,
@@ -16,8 +17,23 @@ import { defaultBackoffMs } from './sources/resumable-body.js';
 export interface Runtime {
   /** Where the source's files are read from, with the cache option applied. */
   locate(source: CheckpointSource, options: ResolvedLoadOptions): Promise<CheckpointLocation>;
-  /** A fresh instance of the wasm module (one per loaded model, so dispose frees its memory). */
-  createCore(wasm: WasmOptions): Promise<LayaCoreModule>;
+  /**
+   * A fresh instance of the wasm module (one per loaded model, so dispose frees its memory): the
+   * pthreads build with threads - 1 workers preloaded when threads > 1 and this context can share
+   * memory, else the single-threaded build with `singleThreaded` saying why.
+   */
+  createCore(wasm: WasmOptions, threads: number): Promise<CreatedCore>;
+  /** Logical cores, for the default thread count. */
+  cores(): number;
+}
+
+/** The pthreads build's loader, beside laya-core.js unless options.wasm.threadedModuleUrl says otherwise. */
+export const kThreadedModuleFile = 'laya-core-mt.js';
+
+export interface CreatedCore {
+  core: LayaCoreModule;
+  /** Why the single-threaded module was used although more threads were asked for. */
+  singleThreaded?: string;
 }
 
 /** The sources every runtime reads the same way; null for a directory (runtime-specific). */

@@ -38,6 +38,7 @@ function cachedRuntime(cache: CacheLike): Runtime {
     locate: async (source, options) => new CacheStorageLocation(
       new HttpLocation(hubFileUrls(source as { repo: string; hubUrl: string }), options.fetch), cache),
     createCore: async () => { throw new Error('unused'); },
+    cores: () => 1,
   };
 }
 
@@ -48,7 +49,7 @@ test('a miss stores each file in the cache and a hit loads with no request', asy
   const runtime = cachedRuntime(cache);
   const events: LoadProgressEvent[] = [];
   const first = new FakeCore();
-  (await loadModelWith({ ...runtime, createCore: () => first.factory() }, source, { onProgress: (e) => events.push(e) })).dispose();
+  (await loadModelWith({ ...runtime, createCore: async () => ({ core: await first.factory() }) }, source, { onProgress: (e) => events.push(e) })).dispose();
   expect(server.requests).toHaveLength(kCheckpointFiles.length);
   for (const f of kCheckpointFiles) {
     const entry = cache.entries.get(`${server.origin}${kPrefix}${f}`);
@@ -61,7 +62,7 @@ test('a miss stores each file in the cache and a hit loads with no request', asy
   expect(weightEvents.at(-1)).toEqual({ type: 'download', file: 'model.safetensors', loaded: size, total: size });
 
   const second = new FakeCore();
-  (await loadModelWith({ ...runtime, createCore: () => second.factory() }, source)).dispose();
+  (await loadModelWith({ ...runtime, createCore: async () => ({ core: await second.factory() }) }, source)).dispose();
   expect(server.requests).toHaveLength(kCheckpointFiles.length);
   expectSameBytes(second.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
 });
@@ -71,7 +72,7 @@ test('a body that ends early is a network error and is not stored', async () => 
     { noContentLength: ['model.safetensors'], endAfter: { 'model.safetensors': 400000 } });
   const cache = new MemoryCache();
   const fake = new FakeCore();
-  const error = await loadModelWith({ ...cachedRuntime(cache), createCore: () => fake.factory() },
+  const error = await loadModelWith({ ...cachedRuntime(cache), createCore: async () => ({ core: await fake.factory() }) },
     { repo: 'org/tiny', hubUrl: server.origin }).catch((e: unknown) => e);
   expect(error).toMatchObject({ code: 'network' });
   expect((error as Error).message).toContain('model.safetensors');

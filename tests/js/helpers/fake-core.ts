@@ -60,6 +60,23 @@ class FakeModule implements LayaCoreModule {
     };
   }
 
+  /** What the loader asked for: setThreads(n) calls, and whether the workers were shut down. */
+  readonly threadRequests: number[] = [];
+  shutDown = false;
+  setThreads(threads: number): string {
+    this.threadRequests.push(threads);
+    return threads === 1 ? '' : error('invalid_request', `threads must be between 1 and 1, got ${threads}`);
+  }
+  threads(): number {
+    return 1;
+  }
+  availableThreads(): number {
+    return 1;
+  }
+  shutDownThreads(): void {
+    this.shutDown = true;
+  }
+
   grow(bytes: number): void {
     const need = Math.ceil((bytes - this.memory.buffer.byteLength) / kPage);
     if (need > 0) {

@@ -161,7 +161,7 @@ describeWithCore('hostile checkpoints through load() and the CLI', () => {
 
 describeWithCore('memory on failed loads', () => {
   let core: LayaCoreModule;
-  beforeAll(async () => { core = await nodeRuntime.createCore(kWasm); });
+  beforeAll(async () => { core = (await nodeRuntime.createCore(kWasm, 1)).core; });
   const oneModule = { ...quiet, wasm: { factory: async (): Promise<LayaCoreModule> => core } };
   const text = (f: string): string => readFileSync(join(kTinyCheckpoint, f), 'utf8');
 

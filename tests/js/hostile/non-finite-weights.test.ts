@@ -49,7 +49,7 @@ function checkpointWith(name: string, weights: Uint8Array): string {
 
 describeWithCore('weights that are not finite', () => {
   let core: LayaCoreModule;
-  beforeAll(async () => { core = await nodeRuntime.createCore(kWasm); });
+  beforeAll(async () => { core = (await nodeRuntime.createCore(kWasm, 1)).core; });
   const oneModule = { ...quiet, wasm: { factory: async (): Promise<LayaCoreModule> => core } };
 
   test('a NaN norm weight fails finishWeights; the session frees the planned buffer and then loads the good file', () => {

@@ -1,10 +1,12 @@
 // The browser side of the Runtime: no directories (pick files instead), the Cache API as the
 // download cache, and the wasm module loaded as a classic script (the MODULARIZE output defines a
-// global createLayaCore) unless a bundler already provides the factory.
-import type { LayaCoreFactory, LayaCoreFactoryOptions, LayaCoreModule } from '../core/laya-core.js';
+// global createLayaCore, or createLayaCoreMt for the pthreads build on cross-origin-isolated pages)
+// unless a bundler already provides the factory.
+import type { LayaCoreFactory, LayaCoreFactoryOptions } from '../core/laya-core.js';
+import { sharedMemoryAvailable } from '../core/threads.js';
 import { LayaError } from '../errors.js';
 import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
-import { locateCommon, type Runtime } from '../runtime.js';
+import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } from '../runtime.js';
 import type { CheckpointLocation, CheckpointSource } from '../sources/checkpoint-source.js';
 import { HttpLocation } from '../sources/http-location.js';
 import { CacheStorageLocation, kDefaultCacheName, type CacheLike } from './cache-storage-location.js';
@@ -12,6 +14,7 @@ import { CacheStorageLocation, kDefaultCacheName, type CacheLike } from './cache
 interface BrowserGlobals {
   caches?: { open(name: string): Promise<CacheLike> };
   createLayaCore?: LayaCoreFactory;
+  createLayaCoreMt?: LayaCoreFactory;
   document?: Document;
   importScripts?: (url: string) => void;
   location?: { href: string };
@@ -34,24 +37,51 @@ export const browserRuntime: Runtime = {
     return common;
   },
 
-  async createCore(wasm: WasmOptions): Promise<LayaCoreModule> {
-    // A relative moduleUrl is relative to the page (or worker script), as a script tag reads it.
-    const moduleUrl = new URL(String(wasm.moduleUrl ?? new URL('../wasm/laya-core.js', import.meta.url)),
-      globals.location?.href).href;
-    const factory = wasm.factory ?? await loadFactoryScript(moduleUrl);
+  async createCore(wasm: WasmOptions, threads: number): Promise<CreatedCore> {
+    // A relative URL is relative to the page (or worker script), as a script tag reads it.
+    const page = globals.location?.href;
+    const singleUrl = new URL(String(wasm.moduleUrl ?? new URL('../wasm/laya-core.js', import.meta.url)), page).href;
+    let singleThreaded: string | undefined;
+    let threaded = false;
+    if (threads > 1) {
+      if (wasm.factory !== undefined) {
+        threaded = true;  // the factory decides; availableThreads() tells
+      } else if (wasm.wasmBinary !== undefined) {
+        singleThreaded = 'options.wasm.wasmBinary holds the single-threaded module';
+      } else if (!sharedMemoryAvailable()) {
+        singleThreaded = 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and ' +
+          'Cross-Origin-Embedder-Policy: require-corp), so SharedArrayBuffer is unavailable';
+      } else {
+        threaded = true;
+      }
+    }
+    const moduleUrl = threaded && wasm.factory === undefined
+      ? new URL(String(wasm.threadedModuleUrl ?? new URL(kThreadedModuleFile, singleUrl)), page).href : singleUrl;
+    const factory = wasm.factory ?? await loadFactoryScript(moduleUrl, threaded ? 'createLayaCoreMt' : 'createLayaCore');
     const options: LayaCoreFactoryOptions = {};
     if (wasm.wasmBinary !== undefined) {
       options.wasmBinary = wasm.wasmBinary;
     } else {
-      const wasmUrl = wasm.wasmUrl !== undefined ? String(wasm.wasmUrl) : undefined;
-      options.locateFile = (path) => wasmUrl ?? new URL(path, moduleUrl).href;
+      const wasmUrl = wasm.wasmUrl !== undefined && !threaded ? String(wasm.wasmUrl) : undefined;
+      options.locateFile = (path) => (path.endsWith('.wasm') && wasmUrl) || new URL(path, moduleUrl).href;
     }
-    return factory(options);
+    if (threaded) {
+      options.layaWorkers = threads - 1;
+      // The workers load this same script; inside a Worker the loader cannot find its own URL.
+      options.mainScriptUrlOrBlob = moduleUrl;
+    }
+    const core = await factory(options);
+    return singleThreaded === undefined ? { core } : { core, singleThreaded };
+  },
+
+  cores(): number {
+    const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+    return typeof n === 'number' && n > 0 ? n : 1;
   },
 };
 
-async function loadFactoryScript(url: string): Promise<LayaCoreFactory> {
-  if (typeof globals.createLayaCore !== 'function') {
+async function loadFactoryScript(url: string, name: 'createLayaCore' | 'createLayaCoreMt'): Promise<LayaCoreFactory> {
+  if (typeof globals[name] !== 'function') {
     if (globals.document !== undefined) {
       const document = globals.document;
       await new Promise<void>((resolve, reject) => {
@@ -64,11 +94,12 @@ async function loadFactoryScript(url: string): Promise<LayaCoreFactory> {
     } else if (typeof globals.importScripts === 'function') {
       globals.importScripts(url);
     } else {
-      throw new LayaError('internal', `cannot load ${url} here: pass options.wasm.factory (createLayaCore)`);
+      throw new LayaError('internal', `cannot load ${url} here: pass options.wasm.factory (${name})`);
     }
   }
-  if (typeof globals.createLayaCore !== 'function') {
-    throw new LayaError('internal', `${url} did not define createLayaCore`);
+  const factory = globals[name];
+  if (typeof factory !== 'function') {
+    throw new LayaError('internal', `${url} did not define ${name}`);
   }
-  return globals.createLayaCore;
+  return factory;
 }

@@ -8,6 +8,10 @@ export interface LayaCoreFactoryOptions {
   wasmBinary?: Uint8Array;
   /** Where the loader finds laya-core.wasm (browsers). */
   locateFile?: (path: string, prefix: string) => string;
+  /** laya-core-mt.js only: how many pthread workers to preload (threads - 1). */
+  layaWorkers?: number;
+  /** laya-core-mt.js in browsers: the script its workers load (the module's own URL). */
+  mainScriptUrlOrBlob?: string;
 }
 
 /** `createLayaCore` of laya-core.js. */
@@ -17,6 +21,14 @@ export interface LayaCoreModule {
   /** wasm memory. Re-read after every call that may grow memory: old views go stale. */
   readonly HEAPU8: Uint8Array;
   readonly LayaSession: new () => LayaSessionHandle;
+  /** Threads for every session's forward passes, the caller included. "" or an error. */
+  setThreads(threads: number): string;
+  /** The module's thread count now. */
+  threads(): number;
+  /** The most setThreads accepts: 1 + the preloaded workers (1 in laya-core.js). */
+  availableThreads(): number;
+  /** Joins and terminates the module's workers; call it when the module is thrown away. */
+  shutDownThreads(): void;
 }
 
 export interface LayaSessionHandle {

@@ -4,12 +4,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { availableParallelism, cpus } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LayaCoreFactory, LayaCoreModule } from '../core/laya-core.js';
+import type { LayaCoreFactory } from '../core/laya-core.js';
+import { sharedMemoryAvailable } from '../core/threads.js';
 import { LayaError } from '../errors.js';
 import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
-import { locateCommon, type Runtime } from '../runtime.js';
+import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } from '../runtime.js';
 import type { CheckpointLocation, CheckpointSource, DirectorySource } from '../sources/checkpoint-source.js';
 import { HttpLocation } from '../sources/http-location.js';
 import { DirectoryLocation } from './directory-location.js';
@@ -25,16 +27,39 @@ export const nodeRuntime: Runtime = {
     return common;
   },
 
-  async createCore(wasm: WasmOptions): Promise<LayaCoreModule> {
-    if (wasm.factory !== undefined) return wasm.factory(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {});
-    const modulePath = wasm.moduleUrl !== undefined ? toPath(wasm.moduleUrl) : defaultModulePath();
+  async createCore(wasm: WasmOptions, threads: number): Promise<CreatedCore> {
+    const layaWorkers = threads - 1;
+    if (wasm.factory !== undefined) {
+      return { core: await wasm.factory({ ...(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {}), layaWorkers }) };
+    }
+    const singlePath = wasm.moduleUrl !== undefined ? toPath(wasm.moduleUrl) : defaultModulePath();
+    let singleThreaded: string | undefined;
+    let modulePath = singlePath;
+    if (threads > 1) {
+      const threadedPath = wasm.threadedModuleUrl !== undefined
+        ? toPath(wasm.threadedModuleUrl) : resolve(dirname(singlePath), kThreadedModuleFile);
+      if (wasm.wasmBinary !== undefined) {
+        singleThreaded = 'options.wasm.wasmBinary holds the single-threaded module';
+      } else if (!sharedMemoryAvailable()) {
+        singleThreaded = 'SharedArrayBuffer is not available';
+      } else if (!existsSync(threadedPath)) {
+        singleThreaded = `the threaded module ${threadedPath} is missing`;
+      } else {
+        modulePath = threadedPath;
+      }
+    }
     if (!existsSync(modulePath)) {
       throw new LayaError('internal', `the wasm module ${modulePath} is missing; build it (npm run build:wasm) or pass options.wasm.moduleUrl`);
     }
     const factory = factoryOf(createRequire(import.meta.url)(modulePath), modulePath);
-    const wasmPath = wasm.wasmUrl !== undefined ? toPath(wasm.wasmUrl) : modulePath.replace(/\.js$/, '.wasm');
+    const wasmPath = wasm.wasmUrl !== undefined && modulePath === singlePath ? toPath(wasm.wasmUrl) : modulePath.replace(/\.js$/, '.wasm');
     const wasmBinary = wasm.wasmBinary ?? new Uint8Array(await readFile(wasmPath));
-    return withoutProcessHandlers(() => factory({ wasmBinary }));
+    const core = await withoutProcessHandlers(() => factory({ wasmBinary, ...(modulePath !== singlePath ? { layaWorkers } : {}) }));
+    return singleThreaded === undefined ? { core } : { core, singleThreaded };
+  },
+
+  cores(): number {
+    return typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
   },
 };
 

@@ -1,0 +1,34 @@
+// How many threads a load runs with, decided once per load (issue 7): the pthreads module
+// (laya-core-mt.js) where SharedArrayBuffer exists (Node; browsers only when the page is
+// cross-origin isolated), the single-threaded SIMD module (laya-core.js) otherwise.
+import type { LayaCoreModule } from './laya-core.js';
+import { expectEmptyResult } from './session-result.js';
+
+/** The default thread count: the machine's cores, at most 4 (more rarely helps a 2-core VM or a phone). */
+export const kMaxDefaultThreads = 4;
+
+/** True when this JavaScript context can share memory with workers. */
+export function sharedMemoryAvailable(): boolean {
+  if (typeof SharedArrayBuffer !== 'function') return false;
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  // Node has no crossOriginIsolated and always shares memory; browsers say so only when isolated.
+  return isolated === undefined || isolated;
+}
+
+/** The threads a load asks for: the option, or the default for `cores` logical cores. */
+export function requestedThreads(option: number | undefined, cores: number): number {
+  if (option !== undefined) return option;
+  return Math.max(1, Math.min(kMaxDefaultThreads, Math.floor(cores) || 1));
+}
+
+/**
+ * Gives the module `threads` threads, or as many as it has (1 for laya-core.js). Returns the
+ * count set, and a warning when fewer than asked.
+ */
+export function applyThreads(core: LayaCoreModule, threads: number, why: string): { threads: number; warning?: string } {
+  const available = core.availableThreads();
+  const granted = Math.min(threads, available);
+  expectEmptyResult(core.setThreads(granted), 'setThreads');
+  if (granted >= threads) return { threads: granted };
+  return { threads: granted, warning: `laya-wasm: running on ${granted} thread${granted === 1 ? '' : 's'}, not the ${threads} asked for: ${why}` };
+}
