@@ -52,8 +52,8 @@ const el = (tag: string, text?: string, cls?: string): HTMLElement => {
 // ---- environment: isolation decides which build could run
 const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
 document.body.dataset['isolated'] = String(isolated);
-$('env').textContent = `crossOriginIsolated: ${isolated ? 'yes' : 'no'} · build: single-threaded` +
-  (isolated ? ' (a threaded build could run here, but this package has none yet)' : ' (threads need COOP/COEP headers)');
+$('env').textContent = `crossOriginIsolated: ${isolated ? 'yes' : 'no'} · build: ` +
+  (isolated ? `threaded (up to ${Math.min(4, navigator.hardwareConcurrency || 1)} threads)` : 'single-threaded (threads need COOP/COEP headers)');
 
 // ---- offline: the service worker keeps the page; the package keeps checkpoints in the Cache API
 if ('serviceWorker' in navigator) {

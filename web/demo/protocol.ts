@@ -22,6 +22,7 @@ export type RequestMessage = { id: number } & Request;
 export interface BuildInfo {
   crossOriginIsolated: boolean;
   build: 'single-threaded' | 'threaded';
+  threads: number;
   reason: string;
 }
 

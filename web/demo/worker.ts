@@ -1,6 +1,7 @@
 // The demo's engine worker: holds the one loaded model and answers the page's requests
 // (protocol.ts), so downloads and inference never block the page. A classic worker: the package's
-// browser runtime loads laya-core.js with importScripts, from the moduleUrl the page sends.
+// browser runtime loads laya-core.js (or laya-core-mt.js beside it, on a cross-origin isolated
+// page) with importScripts, from the moduleUrl the page sends.
 import { LayaError, load, predictShortlistJson, type LayaModel } from '../src/index.browser.js';
 import type { CheckpointSource } from '../src/index.browser.js';
 import type { BuildInfo, Embedded, Loaded, RequestMessage, ResponseMessage, SourceSpec } from './protocol.js';
@@ -14,7 +15,7 @@ interface WorkerScope {
 
 const scope = self as unknown as WorkerScope;
 let model: LayaModel | null = null;
-// Requests run one at a time, in order: the session is single-threaded.
+// Requests run one at a time, in order: a session answers one call at a time.
 let queue: Promise<void> = Promise.resolve();
 
 scope.onmessage = (event) => {
@@ -33,14 +34,20 @@ async function handle(message: RequestMessage): Promise<void> {
   }
 }
 
-/** Threads need a cross-origin isolated page (SharedArrayBuffer) and a pthreads build of the module. */
-function buildInfo(): BuildInfo {
+/**
+ * Which module the load chose: the pthreads one on a cross-origin isolated page (SharedArrayBuffer
+ * exists), the single-threaded SIMD one otherwise (the package decides; see LoadOptions.threads).
+ */
+function buildInfo(threads: number): BuildInfo {
   const isolated = scope.crossOriginIsolated === true;
+  if (threads > 1) {
+    return { crossOriginIsolated: isolated, build: 'threaded', threads,
+      reason: `cross-origin isolated: the pthreads module on ${threads} threads` };
+  }
   return {
-    crossOriginIsolated: isolated,
-    build: 'single-threaded',
+    crossOriginIsolated: isolated, build: 'single-threaded', threads,
     reason: isolated
-      ? 'cross-origin isolated, but this package has no pthreads build yet: running the single-threaded module'
+      ? 'cross-origin isolated, but one core: the single-threaded module'
       : 'not cross-origin isolated (no COOP/COEP headers): the single-threaded module',
   };
 }
@@ -72,7 +79,6 @@ async function run(message: RequestMessage): Promise<unknown> {
     model = null;
     const started = performance.now();
     const fromCache = await weightsCached(message.source);
-    const build = buildInfo();
     const loaded = await load(toSource(message.source), {
       cache: true,
       wasm: { moduleUrl: message.moduleUrl },
@@ -85,7 +91,7 @@ async function run(message: RequestMessage): Promise<unknown> {
       description: message.source.kind === 'files' ? `${message.source.files.length} files from disk` : sourceText(message.source),
       modelName: c.modelName ?? '', encoder: c.encoder, hiddenSize: c.hiddenSize, encoderLayers: c.encoderLayers,
       vocabSize: c.vocabSize, weightsFileBytes: c.weightsFileBytes, warnings: [...loaded.warnings],
-      seconds: (performance.now() - started) / 1000, fromCache, build,
+      seconds: (performance.now() - started) / 1000, fromCache, build: buildInfo(loaded.threads),
     };
     return result;
   }

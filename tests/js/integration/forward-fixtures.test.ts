@@ -1,6 +1,6 @@
 // The built wasm module through load(): the reference fixtures' forward outputs (an independent
 // PyTorch fp32 reference, fixtures/README.md) within 1e-4 * max(1, |expected|) and the same argmax,
-// packed and each sequence alone; the tiny checkpoint is also loaded over HTTP.
+// packed and each sequence alone, with any thread count; the tiny checkpoint is also loaded over HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModelWith } from '../../../web/src/load.js';
@@ -47,6 +47,25 @@ describeWithCore('forward on the reference fixtures', () => {
       expect(result.worst).toBeLessThan(1e-4);
     }
     model.dispose();
+  });
+
+  test('1, 2 and 3 threads give the same bits, on the threaded module, within the reference tolerance', async () => {
+    const fixture = fixtureOf('small-fanin');
+    const request = { inputs: fixture.inputs, embed_inputs: fixture.embed_inputs };
+    const texts: string[] = [];
+    for (const threads of [1, 2, 3]) {
+      const warnings: string[] = [];
+      const model = await loadModelWith(nodeRuntime, { directory: join(setDir('small-fanin'), 'checkpoint') },
+        { ...quiet, threads, onWarning: (w) => warnings.push(w) });
+      expect(model.threads).toBe(threads);
+      expect(warnings.filter((w) => w.includes('thread'))).toEqual([]);
+      const text = await model.forwardJson(request);
+      expect(compare(JSON.parse(text) as ForwardResult, fixture).worst).toBeLessThan(1e-4);
+      texts.push(text);
+      model.dispose();
+    }
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
   });
 
   test('the tiny checkpoint streamed over HTTP gives the same outputs', async () => {
