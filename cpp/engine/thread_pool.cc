@@ -6,6 +6,7 @@
 namespace laya {
 
 ThreadPool::ThreadPool(int threads) {
+  if (!kThreadsAvailable) return;
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
 }
 

@@ -12,9 +12,18 @@
 
 namespace laya {
 
+// False in the single-threaded wasm build, which has no way to start a thread: a pool there
+// holds the caller alone, whatever it is asked for.
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+inline constexpr bool kThreadsAvailable = false;
+#else
+inline constexpr bool kThreadsAvailable = true;
+#endif
+
 class ThreadPool {
  public:
-  // `threads` in all, counting the caller: threads - 1 workers are started (none for 1).
+  // `threads` in all, counting the caller: threads - 1 workers are started (none for 1, and none
+  // where !kThreadsAvailable).
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;

@@ -375,7 +375,7 @@ TEST_CASE("with profiling on, each run counts every op once by kind and the GEMM
   }
 }
 
-TEST_CASE("outputs are bit-identical with 1, 2, 3 or 4 threads, alone and packed") {
+TEST_CASE("outputs are bit-identical with 1, 2, 3 or 4 threads, alone and packed" * doctest::skip(!kThreadsAvailable)) {
   Model model;
   std::mt19937 rng(12);
   // Long enough that GEMMs, norms and attention are split (at least 64 columns / 16 rows a part).
@@ -400,7 +400,7 @@ TEST_CASE("outputs are bit-identical with 1, 2, 3 or 4 threads, alone and packed
   }
 }
 
-TEST_CASE("a threaded run in a bucket already lowered allocates nothing") {
+TEST_CASE("a threaded run in a bucket already lowered allocates nothing" * doctest::skip(!kThreadsAvailable)) {
   Model model;
   std::mt19937 rng(13);
   const Batch batch = batch_of(random_sequences(rng, {60, 20}));

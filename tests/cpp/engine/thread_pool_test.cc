@@ -22,7 +22,8 @@ TEST_CASE("a pool of one runs the task on the calling thread and starts no threa
   CHECK(ran_on == std::this_thread::get_id());
 }
 
-TEST_CASE("every part runs exactly once, part 0 on the caller and the others on distinct workers") {
+TEST_CASE("every part runs exactly once, part 0 on the caller and the others on distinct workers" *
+          doctest::skip(!kThreadsAvailable)) {
   for (int threads : {2, 3, 4}) {
     ThreadPool pool(threads);
     REQUIRE(pool.size() == threads);
@@ -41,7 +42,12 @@ TEST_CASE("every part runs exactly once, part 0 on the caller and the others on 
   }
 }
 
-TEST_CASE("thousands of runs in a row each finish before the next starts") {
+TEST_CASE("where threads cannot be started, a pool holds the caller alone" * doctest::skip(kThreadsAvailable)) {
+  ThreadPool pool(4);
+  CHECK(pool.size() == 1);
+}
+
+TEST_CASE("thousands of runs in a row each finish before the next starts" * doctest::skip(!kThreadsAvailable)) {
   ThreadPool pool(3);
   std::vector<int> cells(3, 0);
   for (int run = 0; run < 5000; ++run) {
