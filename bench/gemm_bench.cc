@@ -1,5 +1,6 @@
 // GEMM microbenchmark: GF/s of the SIMD128 GEMM against the scalar GEMM at the encoder's shapes
-// (M = 128 token rows, K = 1024, N = 1024..5248), F16 and F32 weights, one thread. Not a test.
+// (M = 128 token rows, or argv[2], K = 1024, N = 1024..5248), F16 and F32 weights arranged in panels
+// as the loader leaves them, one thread. Not a test.
 // Build in the wasm tree (target gemm_bench) and run: node --no-experimental-fetch gemm_bench.js
 // Times are process CPU seconds. Prints the compiler, medians over repetitions and the SIMD / scalar ratio measured in the same
 // process (timings on shared machines are noisy: compare ratios, not absolute numbers).
@@ -13,6 +14,7 @@
 
 #include "graph/weights.h"
 #include "kernels/gemm.h"
+#include "kernels/panels.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -54,6 +56,12 @@ Weights make_weights(DType dtype, int64_t n, int64_t k, std::mt19937& rng) {
     }
   }
   w.ref = {w.bytes.data(), dtype, n, k};
+  if (n % laya::kPanelRows == 0) {
+    // As the loader leaves GEMM weights: in 8-row panels (engine/gemm_panels.h).
+    std::vector<std::byte> scratch(panel_scratch_bytes(k, laya::dtype_size(dtype)));
+    arrange_panels_in_place(w.bytes.data(), n, k, laya::dtype_size(dtype), scratch.data());
+    w.ref.layout = laya::WeightLayout::kPanels8;
+  }
   return w;
 }
 
