@@ -13,7 +13,7 @@ namespace laya {
 namespace {
 
 // The parts a range [0, count) is cut into: whole `grain`s (the GEMM's 8-column panels), at
-// least `min_per_part` items each so that a small step is not worth waking workers for, and at most
+// least `min_per_part` items each (waking workers costs more than a small step), and at most
 // one per thread. Every item is computed the same way whichever part it falls in, so outputs are
 // bit-identical for any thread count.
 struct Split {
