@@ -18,30 +18,28 @@ void attention_f32_scalar(const AttentionArgs& a, int64_t item_begin, int64_t it
     const int64_t start = a.seq_starts[s];
     const int64_t len = a.seq_starts[s + 1] - start;
     const float* rows = a.qkv + start * stride;
-    {
-      for (int64_t i = 0; i < len; ++i) {
-        const int64_t lo = a.window < 0 ? 0 : std::max<int64_t>(0, i - a.window);
-        const int64_t hi = a.window < 0 ? len : std::min<int64_t>(len, i + a.window + 1);
-        const float* q = rows + i * stride + h * kHeadDim;
-        float max = -INFINITY;
-        for (int64_t j = lo; j < hi; ++j) {
-          const float* k = rows + j * stride + d + h * kHeadDim;
-          float dot = 0.0f;
-          for (int64_t t = 0; t < kHeadDim; ++t) dot += q[t] * k[t];
-          scores[j] = dot * kAttentionScale;
-          max = std::max(max, scores[j]);
-        }
-        float sum = 0.0f;
-        for (int64_t j = lo; j < hi; ++j) {
-          scores[j] = std::exp(scores[j] - max);
-          sum += scores[j];
-        }
-        float* o = a.out + (start + i) * d + h * kHeadDim;
-        for (int64_t t = 0; t < kHeadDim; ++t) {
-          float acc = 0.0f;
-          for (int64_t j = lo; j < hi; ++j) acc += scores[j] * rows[j * stride + 2 * d + h * kHeadDim + t];
-          o[t] = acc / sum;
-        }
+    for (int64_t i = 0; i < len; ++i) {
+      const int64_t lo = a.window < 0 ? 0 : std::max<int64_t>(0, i - a.window);
+      const int64_t hi = a.window < 0 ? len : std::min<int64_t>(len, i + a.window + 1);
+      const float* q = rows + i * stride + h * kHeadDim;
+      float max = -INFINITY;
+      for (int64_t j = lo; j < hi; ++j) {
+        const float* k = rows + j * stride + d + h * kHeadDim;
+        float dot = 0.0f;
+        for (int64_t t = 0; t < kHeadDim; ++t) dot += q[t] * k[t];
+        scores[j] = dot * kAttentionScale;
+        max = std::max(max, scores[j]);
+      }
+      float sum = 0.0f;
+      for (int64_t j = lo; j < hi; ++j) {
+        scores[j] = std::exp(scores[j] - max);
+        sum += scores[j];
+      }
+      float* o = a.out + (start + i) * d + h * kHeadDim;
+      for (int64_t t = 0; t < kHeadDim; ++t) {
+        float acc = 0.0f;
+        for (int64_t j = lo; j < hi; ++j) acc += scores[j] * rows[j * stride + 2 * d + h * kHeadDim + t];
+        o[t] = acc / sum;
       }
     }
   }

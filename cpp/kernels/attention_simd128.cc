@@ -173,18 +173,16 @@ void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64
     const int64_t keys = (len + kKt - 1) / kKt * kKt;
     float* kt = scratch;
     float* acc = scratch + kHeadDim * keys;
-    {
-      const float* rows = a.qkv + start * stride;
-      for (int64_t j = 0; j < len; ++j) {
-        const float* k = rows + j * stride + d + h * kHeadDim;
-        for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = k[t];
-      }
-      for (int64_t j = len; j < keys; ++j) {
-        for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = 0.0f;
-      }
-      const Head hd{rows, stride, len, a.window, kt, keys, 2 * d + h * kHeadDim};
-      attend_head(hd, h, a.out + start * d, d, acc);
+    const float* rows = a.qkv + start * stride;
+    for (int64_t j = 0; j < len; ++j) {
+      const float* k = rows + j * stride + d + h * kHeadDim;
+      for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = k[t];
     }
+    for (int64_t j = len; j < keys; ++j) {
+      for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = 0.0f;
+    }
+    const Head hd{rows, stride, len, a.window, kt, keys, 2 * d + h * kHeadDim};
+    attend_head(hd, h, a.out + start * d, d, acc);
   }
 }
 
