@@ -57,7 +57,6 @@ std::string json_or_error(const Result<T>& result, Fn&& to_json) {
 
 class LayaSession {
  public:
-
   std::string configure(std::string rl_agent, std::string encoder, std::string tokenizer, std::string tokenizer_config) {
     return ok_or_error(session_.configure(rl_agent, encoder, tokenizer, tokenizer_config));
   }

@@ -19,17 +19,15 @@ namespace {
 struct Split {
   int64_t count;
   int64_t grain;
+  int64_t units;  // grains in count, the last one maybe partial
   int parts;
 
-  Split(int64_t count, int64_t grain, int64_t min_per_part, int threads) : count(count), grain(grain) {
-    const int64_t units = (count + grain - 1) / grain;
+  Split(int64_t count, int64_t grain, int64_t min_per_part, int threads)
+      : count(count), grain(grain), units((count + grain - 1) / grain) {
     const int64_t min_units = std::max<int64_t>(1, (min_per_part + grain - 1) / grain);
     parts = static_cast<int>(std::clamp<int64_t>(units / min_units, 1, threads));
   }
-  int64_t begin(int part) const {
-    const int64_t units = (count + grain - 1) / grain;
-    return std::min(count, units * part / parts * grain);
-  }
+  int64_t begin(int part) const { return std::min(count, units * part / parts * grain); }
   int64_t end(int part) const { return begin(part + 1); }
 };
 
