@@ -36,8 +36,6 @@ std::vector<size_t> gemm_panel_weights(std::span<const Graph* const> graphs, con
   return chosen;
 }
 
-void PanelArranger::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
-
 Result<PanelArranger> PanelArranger::create(std::span<const Graph* const> graphs, const WeightTable& weights,
                                             std::span<std::byte> buffer) {
   PanelArranger a;

@@ -8,12 +8,12 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <span>
 #include <vector>
 
 #include "graph/graph.h"
 #include "graph/weights.h"
+#include "util/malloc_bytes.h"
 #include "util/status.h"
 
 namespace laya {
@@ -46,16 +46,12 @@ class PanelArranger {
     int64_t rows, cols;
     size_t element_size;
   };
-  struct FreeDeleter {
-    void operator()(std::byte* p) const;
-  };
-
   PanelArranger() = default;
 
   std::byte* buffer_ = nullptr;
   std::vector<Planned> planned_;  // by begin
   size_t next_ = 0;               // planned_[0, next_) are arranged
-  std::unique_ptr<std::byte, FreeDeleter> scratch_;
+  MallocBytes scratch_;
 };
 
 }  // namespace laya

@@ -19,8 +19,6 @@ constexpr size_t kMaxTokensPerForward = 4096;
 
 }  // namespace
 
-void Session::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
-
 Status Session::configure(std::string_view rl_agent_json, std::string_view encoder_json,
                           std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
   if (config_) return invalid_request("configure: this session is already configured");

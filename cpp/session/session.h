@@ -21,6 +21,7 @@
 #include "laya/model.h"
 #include "safetensors/header.h"
 #include "tok/tokenizer.h"
+#include "util/malloc_bytes.h"
 #include "util/status.h"
 
 namespace laya {
@@ -101,10 +102,6 @@ class Session {
   StepProfile profile() const;
 
  private:
-  struct FreeDeleter {
-    void operator()(std::byte* p) const;
-  };
-
   Status bind_weights();
   Status require_ready() const;
   decide::DecideConfig decide_config(const decide::Dialect& dialect) const;
@@ -115,7 +112,7 @@ class Session {
   decide::Calibration calibration_;
   std::string calibration_warning_;
   std::optional<safetensors::Header> header_;
-  std::unique_ptr<std::byte, FreeDeleter> data_;
+  MallocBytes data_;
   std::optional<PanelArranger> panels_;  // from plan_weights to finish_weights
   std::unique_ptr<LayaModel> model_;
   std::unique_ptr<Executor> decision_;
