@@ -3,8 +3,9 @@
 // call, which at 128 tokens was a tenth of the GEMM time. It is done in place in the loader's one
 // buffer, so the weights still exist once (the only extra memory is a copy of 8 rows, at most
 // 84 KB for the published checkpoints), and while the weights stream in: each matrix is arranged
-// as soon as its last byte is written, while it is still in cache (arranging 0.84 GB after the
-// stream, from memory, took a second on the build machine).
+// as soon as its last byte is written, so the work (about a second for 0.84 GB on the build
+// machine) overlaps a download instead of following it. From a local directory the total load
+// time measured the same either way.
 #pragma once
 
 #include <cstddef>

@@ -63,7 +63,7 @@ class Session {
   // read, then allocates the buffer the data section is written into (out_of_memory if it cannot).
   Result<WeightPlan> plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size);
   // Optional, as the data section arrives: its first `bytes` are written. GEMM matrices wholly
-  // inside are arranged into panels now, while in cache (engine/gemm_panels.h).
+  // inside are arranged into panels now, overlapping the download (engine/gemm_panels.h).
   Status weights_written(uint64_t bytes);
   // Binds the written weights to the graphs, arranging the GEMM matrices not yet arranged. After
   // this the session answers. On failure the weights buffer is released and a load starts over

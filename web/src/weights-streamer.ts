@@ -44,7 +44,7 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
     throw new LayaError('internal',
       `planWeights: pointer ${pointer} + ${dataLength} bytes lies beyond wasm memory (${heap().byteLength} bytes)`);
   }
-  // Each GEMM matrix is rearranged for the kernels as soon as its last byte is in, while in cache.
+  // Each GEMM matrix is rearranged for the kernels as soon as its last byte is in, overlapping the download.
   await reader.readInto(heap, pointer, dataLength, (written) => {
     expectEmptyResult(session.weightsWritten(written), 'weightsWritten');
   });

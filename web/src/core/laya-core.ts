@@ -45,7 +45,7 @@ export interface LayaSessionHandle {
   planWeights(headerBytes: Uint8Array, fileSize: number): string;
   /**
    * Optional, as the data section arrives: its first `bytes` are written (GEMM matrices wholly in
-   * them are rearranged for the kernels now, while in cache). "" on success.
+   * them are rearranged for the kernels now, overlapping the download). "" on success.
    */
   weightsWritten(bytes: number): string;
   /** After every data byte is written: binds the model. "" on success. */
