@@ -3,7 +3,7 @@
 // global createLayaCore, or createLayaCoreMt for the pthreads build on cross-origin-isolated pages)
 // unless a bundler already provides the factory.
 import type { LayaCoreFactory, LayaCoreFactoryOptions } from '../core/laya-core.js';
-import { sharedMemoryAvailable } from '../core/threads.js';
+import { threadedModuleBlocker } from '../core/threads.js';
 import { LayaError } from '../errors.js';
 import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
 import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } from '../runtime.js';
@@ -44,16 +44,11 @@ export const browserRuntime: Runtime = {
     let singleThreaded: string | undefined;
     let threaded = false;
     if (threads > 1) {
-      if (wasm.factory !== undefined) {
-        threaded = true;  // the factory decides; availableThreads() tells
-      } else if (wasm.wasmBinary !== undefined) {
-        singleThreaded = 'options.wasm.wasmBinary holds the single-threaded module';
-      } else if (!sharedMemoryAvailable()) {
-        singleThreaded = 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and ' +
-          'Cross-Origin-Embedder-Policy: require-corp), so SharedArrayBuffer is unavailable';
-      } else {
-        threaded = true;
-      }
+      // A given factory decides for itself; availableThreads() tells.
+      singleThreaded = wasm.factory !== undefined ? undefined : threadedModuleBlocker(wasm,
+        'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and ' +
+        'Cross-Origin-Embedder-Policy: require-corp), so SharedArrayBuffer is unavailable');
+      threaded = singleThreaded === undefined;
     }
     const moduleUrl = threaded && wasm.factory === undefined
       ? new URL(String(wasm.threadedModuleUrl ?? new URL(kThreadedModuleFile, singleUrl)), page).href : singleUrl;

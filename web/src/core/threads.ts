@@ -1,6 +1,7 @@
 // How many threads a load runs with, decided once per load (issue 7): the pthreads module
 // (laya-core-mt.js) where SharedArrayBuffer exists (Node; browsers only when the page is
 // cross-origin isolated), the single-threaded SIMD module (laya-core.js) otherwise.
+import type { WasmOptions } from '../options.js';
 import type { LayaCoreModule } from './laya-core.js';
 import { expectEmptyResult } from './session-result.js';
 
@@ -13,6 +14,16 @@ export function sharedMemoryAvailable(): boolean {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
   // Node has no crossOriginIsolated and always shares memory; browsers say so only when isolated.
   return isolated === undefined || isolated;
+}
+
+/**
+ * Why the pthreads module cannot run here although threads > 1 were asked for, or undefined when
+ * it can. `noSharedMemory` says it in the runtime's words.
+ */
+export function threadedModuleBlocker(wasm: WasmOptions, noSharedMemory: string): string | undefined {
+  if (wasm.wasmBinary !== undefined) return 'options.wasm.wasmBinary holds the single-threaded module';
+  if (!sharedMemoryAvailable()) return noSharedMemory;
+  return undefined;
 }
 
 /** The threads a load asks for: the option, or the default for `cores` logical cores. */

@@ -8,7 +8,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LayaCoreFactory } from '../core/laya-core.js';
-import { sharedMemoryAvailable } from '../core/threads.js';
+import { threadedModuleBlocker } from '../core/threads.js';
 import { LayaError } from '../errors.js';
 import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
 import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } from '../runtime.js';
@@ -38,15 +38,9 @@ export const nodeRuntime: Runtime = {
     if (threads > 1) {
       const threadedPath = wasm.threadedModuleUrl !== undefined
         ? toPath(wasm.threadedModuleUrl) : resolve(dirname(singlePath), kThreadedModuleFile);
-      if (wasm.wasmBinary !== undefined) {
-        singleThreaded = 'options.wasm.wasmBinary holds the single-threaded module';
-      } else if (!sharedMemoryAvailable()) {
-        singleThreaded = 'SharedArrayBuffer is not available';
-      } else if (!existsSync(threadedPath)) {
-        singleThreaded = `the threaded module ${threadedPath} is missing`;
-      } else {
-        modulePath = threadedPath;
-      }
+      singleThreaded = threadedModuleBlocker(wasm, 'SharedArrayBuffer is not available')
+        ?? (existsSync(threadedPath) ? undefined : `the threaded module ${threadedPath} is missing`);
+      if (singleThreaded === undefined) modulePath = threadedPath;
     }
     if (!existsSync(modulePath)) {
       throw new LayaError('internal', `the wasm module ${modulePath} is missing; build it (npm run build:wasm) or pass options.wasm.moduleUrl`);
