@@ -6,6 +6,7 @@ import { LayaError, abortError, describeError, isAbortError } from '../errors.js
 import { StreamByteReader } from '../stream/stream-byte-reader.js';
 import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from './checkpoint-source.js';
 import type { FileUrls } from './file-urls.js';
+import { contentEncoding, describeStatus } from './http-response.js';
 import { defaultBackoffMs, kDefaultRetries, resumableBody, type ResumePolicy } from './resumable-body.js';
 
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
@@ -45,7 +46,7 @@ export class HttpLocation implements CheckpointLocation {
     const response = await this.request(file, url, options.signal);
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+      const status = describeStatus(response);
       if (response.status === 404) {
         throw new LayaError('invalid_checkpoint', `${file} not found: ${status} from ${url}`, { file, url, status: response.status });
       }
@@ -66,7 +67,7 @@ export class HttpLocation implements CheckpointLocation {
     }
     // Without a size, or with a compressed body (ranges would count compressed bytes), a dropped
     // download cannot be resumed: it fails as it is.
-    const body = size !== undefined && response.status === 200 && !isContentEncoded(response.headers) && this.resume.retries > 0
+    const body = size !== undefined && response.status === 200 && contentEncoding(response.headers) === undefined && this.resume.retries > 0
       ? resumableBody({
         file, url, size, first: response, policy: this.resume, signal: options.signal,
         request: (headers, signal) => this.fetchFn(url, { signal, headers }),
@@ -97,14 +98,9 @@ export class HttpLocation implements CheckpointLocation {
 
 /** The body's size in bytes, if the headers say it (and it is not the compressed size). */
 export function contentLength(headers: Headers): number | undefined {
-  if (isContentEncoded(headers)) return undefined;
+  if (contentEncoding(headers) !== undefined) return undefined;
   const text = headers.get('content-length');
   if (text === null || !/^\s*\d+\s*$/.test(text)) return undefined;
   const size = Number(text);
   return Number.isSafeInteger(size) ? size : undefined;
-}
-
-function isContentEncoded(headers: Headers): boolean {
-  const encoding = headers.get('content-encoding');
-  return encoding !== null && encoding.trim().toLowerCase() !== 'identity';
 }

@@ -6,6 +6,7 @@
 // counts a byte twice. An answer that cannot be continued is a `network` error naming the file, the
 // byte offset and why.
 import { LayaError, abortError, describeError, isAbortError } from '../errors.js';
+import { contentEncoding, describeStatus } from './http-response.js';
 
 /** How a dropped download is resumed. */
 export interface ResumePolicy {
@@ -141,7 +142,7 @@ type Attempt =
 
 /** Why a resume answer cannot continue the file at byte `at`, or undefined when it can. */
 function refusalOf(response: Response, at: number, size: number, first: Validators): { final: boolean; reason: string } | undefined {
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const status = describeStatus(response);
   if (response.status === 200) {
     return { final: true, reason: first.ifRange === undefined
       ? `the server ignored the Range request (${status} with the whole file)`
@@ -160,8 +161,8 @@ function refusalOf(response: Response, at: number, size: number, first: Validato
     return { final: true, reason: `the 206 answer's Content-Range is ${shown === null ? 'missing' : JSON.stringify(shown)}, ` +
       `expected bytes ${at}-${size - 1}/${size}` };
   }
-  const encoding = response.headers.get('content-encoding');
-  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
+  const encoding = contentEncoding(response.headers);
+  if (encoding !== undefined) {
     return { final: true, reason: `the 206 answer is content-encoded (${encoding}), so its bytes are not the file's` };
   }
   const changed = changedValidator(first, validatorsOf(response.headers));
