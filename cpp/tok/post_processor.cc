@@ -94,6 +94,13 @@ Status PostProcessor::parse_into(const json::Value& spec, const FieldPath& at, i
                                     "RobertaProcessing, ByteLevel, Sequence)");
 }
 
+int32_t PostProcessor::max_added_id() const {
+  int32_t max_id = -1;
+  for (int32_t id : prefix_) max_id = std::max(max_id, id);
+  for (int32_t id : suffix_) max_id = std::max(max_id, id);
+  return max_id;
+}
+
 std::vector<int32_t> PostProcessor::apply(std::vector<int32_t> content, size_t max_length) const {
   const size_t room = max_length > added_count() ? max_length - added_count() : 0;
   if (content.size() > room) content.resize(room);

@@ -20,6 +20,9 @@ class PostProcessor {
   // `content` cut to max_length minus the special tokens (from the end), then wrapped in them.
   std::vector<int32_t> apply(std::vector<int32_t> content, size_t max_length) const;
   size_t added_count() const { return prefix_.size() + suffix_.size(); }
+  // The largest id it adds (-1 when it adds none): Hugging Face emits these ids as written, so the
+  // tokenizer checks them against its vocabulary at load.
+  int32_t max_added_id() const;
 
  private:
   static Status parse_into(const json::Value& spec, const FieldPath& at, int depth, PostProcessor& p);

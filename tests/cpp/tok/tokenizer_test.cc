@@ -105,6 +105,14 @@ TEST_CASE("added token ids that Hugging Face would assign differently are reject
   CHECK(e.message.find("'[MASK]' has id 50300 but Hugging Face tokenizers gives it id 50284") != std::string::npos);
 }
 
+TEST_CASE("a post-processor id outside the vocabulary is rejected, since it would be emitted as written") {
+  const std::string json = replace_once(english_json(), "\"ids\": [\n          50281\n        ]",
+                                        "\"ids\": [\n          60000\n        ]");
+  const laya::Error e = load_error(json, english_config());
+  CHECK(e.code == laya::ErrorCode::kInvalidCheckpoint);
+  CHECK(e.message == "tokenizer.json: post_processor adds id 60000, outside the vocabulary (ids 0 to 50367)");
+}
+
 TEST_CASE("malformed JSON is an invalid checkpoint naming the file") {
   const laya::Error e = load_error("{\"model\": ", english_config());
   CHECK(e.code == laya::ErrorCode::kInvalidCheckpoint);
