@@ -86,14 +86,14 @@ const float* panel_block(const MatrixRef& w, int64_t j0, int64_t k0, int64_t kc,
   } else {
     for (int64_t i = 0; i < count; i += 8) {
       const v128_t h = wasm_v128_load(src + 2 * i);
-      const v128_t lo = wasm_u32x4_extend_low_u16x8(h);
-      const v128_t hi = wasm_u32x4_extend_high_u16x8(h);
       if constexpr (D == DType::kF16) {
-        wasm_v128_store(panel + i, simd::f16_to_f32x4(lo));
-        wasm_v128_store(panel + i + 4, simd::f16_to_f32x4(hi));
+        v128_t lo, hi;
+        simd::f16x8_to_f32x4x2(h, lo, hi);
+        wasm_v128_store(panel + i, lo);
+        wasm_v128_store(panel + i + 4, hi);
       } else {
-        wasm_v128_store(panel + i, simd::bf16_to_f32x4(lo));
-        wasm_v128_store(panel + i + 4, simd::bf16_to_f32x4(hi));
+        wasm_v128_store(panel + i, simd::bf16_to_f32x4(wasm_u32x4_extend_low_u16x8(h)));
+        wasm_v128_store(panel + i + 4, simd::bf16_to_f32x4(wasm_u32x4_extend_high_u16x8(h)));
       }
     }
     return panel;

@@ -81,6 +81,33 @@ TEST_CASE("F16 and BF16 lanes convert exactly, for all 65536 encodings") {
   }
 }
 
+TEST_CASE("eight halves at once convert exactly, whichever lane holds an infinity or NaN") {
+  // Every half once in a lane of its own vector position, then every special half (exponent all
+  // ones) placed among normal lanes, which takes the exact per-lane path for the whole vector.
+  const auto check = [](const uint16_t (&lanes)[8]) {
+    const v128_t h = wasm_v128_load(lanes);
+    v128_t low, high;
+    f16x8_to_f32x4x2(h, low, high);
+    float out[8];
+    wasm_v128_store(out, low);
+    wasm_v128_store(out + 4, high);
+    for (int i = 0; i < 8; ++i) {
+      INFO("bits " << lanes[i] << " in lane " << i);
+      REQUIRE(testing::same_bits(out[i], f16_to_f32(lanes[i])));
+    }
+  };
+  for (uint32_t bits = 0; bits < 65536; bits += 8) {
+    uint16_t lanes[8];
+    for (uint32_t i = 0; i < 8; ++i) lanes[i] = static_cast<uint16_t>(bits + i);
+    check(lanes);
+  }
+  for (uint32_t special = 0x7C00; special < 0x10000; special = special == 0x7FFF ? 0xFC00 : special + 1) {
+    uint16_t lanes[8] = {0x3C00, 0x8001, 0x0000, 0xBC00, 0x7BFF, 0x8000, 0x0400, 0xFBFF};
+    lanes[special % 8] = static_cast<uint16_t>(special);
+    check(lanes);
+  }
+}
+
 TEST_CASE("horizontal sum and max see every lane") {
   const v128_t v = wasm_f32x4_make(1.0f, -2.0f, 8.0f, 0.5f);
   CHECK(hsum(v) == 7.5f);
