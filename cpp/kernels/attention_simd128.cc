@@ -1,5 +1,7 @@
 // The wasm SIMD128 attention. Per sequence and head, the keys are packed transposed ([64][keys]) so
-// that a tile of 4 queries against 8 keys is a 4x8 register tile like the GEMM's; an online softmax
+// that a tile of 4 queries against 8 keys is a 4x8 register tile like the GEMM's, and the values
+// are packed into consecutive rows ([keys][64]): in the qkv rows they sit 3·d floats apart, a
+// multiple of 4 KiB that puts every value row in the same few L1 sets; an online softmax
 // (running max and sum per query, the accumulated output rescaled when the max grows) consumes one
 // key tile at a time, so no more than a tile of scores ever exists. Key tiles start at multiples of 8
 // from the sequence's start and keys outside a query's window add exact zeros to it, so a query's
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/rope.h"
 #include "kernels/simd128_math.h"
@@ -30,7 +33,7 @@ struct Head {
   int64_t window;     // < 0: all keys
   const float* kt;    // [64][keys], keys transposed
   int64_t keys;       // len rounded up to a key tile
-  int64_t v_col;      // column of this head's v in a qkv row
+  const float* v;     // [keys][64], values in consecutive rows
 };
 
 // Scores of up to 4 queries (q rows) against keys [j0, j0 + 8), unscaled, row-major [4][8].
@@ -103,7 +106,7 @@ inline void accumulate_values(float* acc, const float p[kQt][kKt], const float a
       o[r][1] = wasm_f32x4_mul(wasm_v128_load(acc + r * kHeadDim + c + 4), av);
     }
     for (int64_t j = j0; j < jend; ++j) {
-      const float* v = hd.rows + j * hd.stride + hd.v_col + c;
+      const float* v = hd.v + j * kHeadDim + c;
       const v128_t v0 = wasm_v128_load(v);
       const v128_t v1 = wasm_v128_load(v + 4);
       for (int r = 0; r < kQt; ++r) {
@@ -160,6 +163,40 @@ void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc) {
   }
 }
 
+// Keys [0, len) of one head transposed into kt ([64][keys]) and its values copied into v
+// ([keys][64]); keys [len, keys) are zero in both.
+void pack_keys_and_values(const float* rows, int64_t stride, int64_t k_col, int64_t v_col, int64_t len,
+                          int64_t keys, float* kt, float* v) {
+  int64_t j = 0;
+  // Four keys at a time: 4x4 blocks of (key, dim) transposed with shuffles.
+  for (; j + 4 <= len; j += 4) {
+    const float* k0 = rows + j * stride + k_col;
+    for (int64_t t = 0; t < kHeadDim; t += 4) {
+      const v128_t r0 = wasm_v128_load(k0 + t);
+      const v128_t r1 = wasm_v128_load(k0 + stride + t);
+      const v128_t r2 = wasm_v128_load(k0 + 2 * stride + t);
+      const v128_t r3 = wasm_v128_load(k0 + 3 * stride + t);
+      const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
+      const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+      const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+      const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+      float* out = kt + t * keys + j;
+      wasm_v128_store(out, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+      wasm_v128_store(out + keys, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+      wasm_v128_store(out + 2 * keys, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+      wasm_v128_store(out + 3 * keys, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+    }
+  }
+  for (; j < len; ++j) {
+    for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = rows[j * stride + k_col + t];
+  }
+  for (j = len; j < keys; ++j) {
+    for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = 0.0f;
+  }
+  for (j = 0; j < len; ++j) std::memcpy(v + j * kHeadDim, rows + j * stride + v_col, kHeadDim * sizeof(float));
+  std::fill(v + len * kHeadDim, v + keys * kHeadDim, 0.0f);
+}
+
 }  // namespace
 
 void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64_t item_end, float* scratch) {
@@ -172,16 +209,11 @@ void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64
     const int64_t len = a.seq_starts[s + 1] - start;
     const int64_t keys = (len + kKt - 1) / kKt * kKt;
     float* kt = scratch;
-    float* acc = scratch + kHeadDim * keys;
+    float* v = kt + kHeadDim * keys;
+    float* acc = v + kHeadDim * keys;
     const float* rows = a.qkv + start * stride;
-    for (int64_t j = 0; j < len; ++j) {
-      const float* k = rows + j * stride + d + h * kHeadDim;
-      for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = k[t];
-    }
-    for (int64_t j = len; j < keys; ++j) {
-      for (int64_t t = 0; t < kHeadDim; ++t) kt[t * keys + j] = 0.0f;
-    }
-    const Head hd{rows, stride, len, a.window, kt, keys, 2 * d + h * kHeadDim};
+    pack_keys_and_values(rows, stride, d + h * kHeadDim, 2 * d + h * kHeadDim, len, keys, kt, v);
+    const Head hd{rows, stride, len, a.window, kt, keys, v};
     attend_head(hd, h, a.out + start * d, d, acc);
   }
 }

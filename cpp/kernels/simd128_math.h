@@ -21,9 +21,10 @@ inline float hsum(v128_t v) {
   return wasm_f32x4_extract_lane(s, 0);
 }
 
+// pmax: one maxps (see clamp); with a NaN lane the result may or may not be NaN.
 inline float hmax(v128_t v) {
-  v128_t s = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
-  s = wasm_f32x4_max(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
+  v128_t s = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  s = wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(s, 0);
 }
 
@@ -35,6 +36,13 @@ inline v128_t polynomial(v128_t x, const float (&c)[N]) {
   return acc;
 }
 
+// Clamps written with pmin / pmax (a compare and a select: one minps / maxps on x64) rather than
+// f32x4.min / max, whose NaN and signed-zero rules cost V8 about six instructions each. The operand
+// order keeps a NaN input NaN: pmax(x, lo) is x unless x < lo.
+inline v128_t clamp(v128_t x, float lo, float hi) {
+  return wasm_f32x4_pmin(wasm_f32x4_pmax(x, wasm_f32x4_splat(lo)), wasm_f32x4_splat(hi));
+}
+
 // e^x. Below −87.3365 (and for −inf) the result is 0; the inputs here are softmax shifts (<= 0) and
 // −x² of erf, so the upper clamp only keeps 2^n finite.
 inline v128_t exp_f32x4(v128_t x) {
@@ -43,15 +51,22 @@ inline v128_t exp_f32x4(v128_t x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;  // few significant bits: n · kLn2Hi is exact
   constexpr float kLn2Lo = 1.428606765330187045e-06f;
+  // Adding 1.5·2^23 rounds to an integer (to nearest, ties to even, as f32x4.nearest) and leaves it
+  // in the low mantissa bits, so 2^n is built from those bits without a float-to-int conversion
+  // (which V8 saturates in about eight instructions).
+  constexpr float kRound = 12582912.0f;
   static constexpr float kQ[] = {0.499999881f, 0.166665182f, 0.0416695327f, 0.00836891588f, 0.00137514074f};
   const v128_t underflow = wasm_f32x4_lt(x, wasm_f32x4_splat(kLow));
-  x = wasm_f32x4_min(wasm_f32x4_max(x, wasm_f32x4_splat(kLow)), wasm_f32x4_splat(kHigh));
-  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)));
+  x = clamp(x, kLow, kHigh);
+  const v128_t rounded = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), wasm_f32x4_splat(kRound));
+  const v128_t n = wasm_f32x4_sub(rounded, wasm_f32x4_splat(kRound));
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
   const v128_t r2 = wasm_f32x4_mul(r, r);
   const v128_t p = wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_f32x4_add(r, wasm_f32x4_mul(r2, polynomial(r, kQ))));
-  const v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  // `rounded` is 2^23 + 2^22 + n, so its low 23 bits are 2^22 + n: adding 127 and shifting by 23
+  // leaves (n + 127) mod 2^9 in the exponent field, the bits of 2^n for n in [−126, 128].
+  const v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(rounded, wasm_i32x4_splat(127)), 23);
   return wasm_v128_andnot(wasm_f32x4_mul(p, scale), underflow);
 }
 
@@ -66,7 +81,7 @@ inline v128_t erf_f32x4(v128_t x) {
   // |x| < 1: x + x·p(x²), the leading term kept exact.
   const v128_t small = wasm_f32x4_add(x, wasm_f32x4_mul(x, polynomial(wasm_f32x4_mul(x, x), kSmall)));
   // 1 <= |x|: 1 − e^(−x²)·q(1/x), with |x| clamped to [1, 4] (erf rounds to 1 from 3.92 on).
-  const v128_t c = wasm_f32x4_min(wasm_f32x4_max(a, wasm_f32x4_splat(1.0f)), wasm_f32x4_splat(4.0f));
+  const v128_t c = clamp(a, 1.0f, 4.0f);
   const v128_t q = polynomial(wasm_f32x4_div(wasm_f32x4_splat(1.0f), c), kTail);
   const v128_t e = exp_f32x4(wasm_f32x4_neg(wasm_f32x4_mul(c, c)));
   const v128_t big = wasm_v128_or(wasm_f32x4_sub(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(e, q)), sign);

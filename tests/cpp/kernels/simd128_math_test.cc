@@ -39,6 +39,15 @@ TEST_CASE("vector exp is within 1 ulp of e^x over its whole range") {
   CHECK(lane0(exp_f32x4(wasm_f32x4_splat(-100.0f))) == 0.0f);
 }
 
+TEST_CASE("vector exp sends -inf and inputs below the normal range to 0 and keeps NaN NaN") {
+  CHECK(lane0(exp_f32x4(wasm_f32x4_splat(-INFINITY))) == 0.0f);
+  CHECK(lane0(exp_f32x4(wasm_f32x4_splat(-90.0f))) == 0.0f);
+  CHECK(lane0(exp_f32x4(wasm_f32x4_splat(0.0f))) == 1.0f);
+  CHECK(std::isnan(lane0(exp_f32x4(wasm_f32x4_splat(NAN)))));
+  CHECK(std::isnan(lane0(erf_f32x4(wasm_f32x4_splat(NAN)))));
+  CHECK(std::isnan(lane0(gelu_f32x4(wasm_f32x4_splat(NAN)))));
+}
+
 TEST_CASE("vector erf is within 2 ulp of erf, and odd, over a dense range") {
   double worst = 0;
   for (double x = -6.0; x <= 6.0; x += 0.0000371) {

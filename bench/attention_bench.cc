@@ -1,0 +1,77 @@
+// Attention microbenchmark: GF/s of the SIMD128 attention against the scalar one for one sequence
+// of the English model's shape (16 heads of 64), at 64..512 tokens, with the local window (±64) and
+// without (global layers), one thread. FLOPs count only visible (query, key) pairs: 4·64 per pair
+// per head (q·k and p·v), as npm run bench counts them. Not a test.
+// Build in the wasm tree (target attention_bench) and run: node --no-experimental-fetch attention_bench.js
+// Times are process CPU seconds, medians of repetitions.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "kernels/attention.h"
+#include "kernels/rope.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+EM_JS(double, process_cpu_seconds, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+});
+#else
+#include <ctime>
+double process_cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+#endif
+
+namespace {
+
+using namespace laya::kernels;
+
+double median_seconds(const Kernel<AttentionFn>& kernel, const AttentionArgs& args, int64_t items, float* scratch,
+                      int reps) {
+  std::vector<double> t;
+  kernel.fn(args, 0, items, scratch);  // warm up
+  for (int r = 0; r < reps; ++r) {
+    const double start = process_cpu_seconds();
+    kernel.fn(args, 0, items, scratch);
+    t.push_back(process_cpu_seconds() - start);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double visible_pairs(int64_t len, int64_t window) {
+  double pairs = 0;
+  for (int64_t i = 0; i < len; ++i) {
+    pairs += window < 0 ? len : std::min(len - 1, i + window) - std::max<int64_t>(0, i - window) + 1;
+  }
+  return pairs;
+}
+
+}  // namespace
+
+int main() {
+  constexpr int64_t kHeads = 16;
+  std::printf("simd128 compiled: %s\n", simd128_compiled() ? "yes" : "no");
+  std::printf("%6s %7s  %10s %10s %7s\n", "tokens", "window", "simd GF/s", "scalar", "ratio");
+  std::mt19937 rng(1);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t len : {64, 128, 256, 512}) {
+    std::vector<float> qkv(static_cast<size_t>(len * 3 * kHeads * kHeadDim));
+    for (float& x : qkv) x = dist(rng);
+    std::vector<float> out(static_cast<size_t>(len * kHeads * kHeadDim));
+    const int32_t starts[2] = {0, static_cast<int32_t>(len)};
+    for (int64_t window : {int64_t{64}, int64_t{-1}}) {
+      const AttentionArgs args{qkv.data(), out.data(), kHeads, starts, window};
+      std::vector<float> scratch(
+          std::max(attention_scratch_floats(Isa::kSimd128, len), attention_scratch_floats(Isa::kScalar, len)));
+      const double flops = 4.0 * kHeadDim * kHeads * visible_pairs(len, window);
+      const double simd = flops / median_seconds(attention_kernel(best_isa()), args, kHeads, scratch.data(), 9) / 1e9;
+      const double scalar = flops / median_seconds(attention_kernel(Isa::kScalar), args, kHeads, scratch.data(), 3) / 1e9;
+      std::printf("%6lld %7s  %10.1f %10.2f %7.1f\n", static_cast<long long>(len), window < 0 ? "all" : "±64", simd,
+                  scalar, simd / scalar);
+    }
+  }
+  return 0;
+}
