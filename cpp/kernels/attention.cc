@@ -56,9 +56,9 @@ size_t attention_scratch_floats(Isa isa, int64_t max_seq_len) {
 #ifdef __wasm_simd128__
   if (isa == Isa::kSimd128) {
     // The head's keys transposed, [64][len rounded up to a key tile], its values [keys][64], and a
-    // query tile's accumulators [4][64].
+    // query tile's accumulators [4][64] and queries [64][4].
     const int64_t keys = (max_seq_len + kAttentionKeyTile - 1) / kAttentionKeyTile * kAttentionKeyTile;
-    return static_cast<size_t>(2 * kHeadDim * keys + kAttentionQueryTile * kHeadDim);
+    return static_cast<size_t>(2 * kHeadDim * keys + 2 * kAttentionQueryTile * kHeadDim);
   }
 #endif
   return static_cast<size_t>(max_seq_len);  // one query's scores

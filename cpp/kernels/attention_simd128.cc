@@ -13,6 +13,7 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -36,72 +37,102 @@ struct Head {
   const float* v;     // [keys][64], values in consecutive rows
 };
 
-// Scores of up to 4 queries (q rows) against keys [j0, j0 + 8), unscaled, row-major [4][8].
-inline void score_tile(const float* const q[kQt], const Head& hd, int64_t j0, float s[kQt][kKt]) {
-  v128_t acc[kQt][2];
-  for (int r = 0; r < kQt; ++r) acc[r][0] = acc[r][1] = wasm_f32x4_splat(0.0f);
+// Scores of the 4 queries of a tile (qt: [64][4], the queries interleaved so that one pointer
+// addresses all four at constant offsets) against keys [j0, j0 + 8), unscaled: s[r] holds query r's.
+inline void score_tile(const float* qt, const Head& hd, int64_t j0, v128_t s[kQt][2]) {
+  for (int r = 0; r < kQt; ++r) s[r][0] = s[r][1] = wasm_f32x4_splat(0.0f);
   const float* k = hd.kt + j0;
-  for (int64_t t = 0; t < kHeadDim; ++t, k += hd.keys) {
+  for (int t = 0; t < kHeadDim; ++t, k += hd.keys) {
     const v128_t k0 = wasm_v128_load(k);
     const v128_t k1 = wasm_v128_load(k + 4);
     for (int r = 0; r < kQt; ++r) {
-      const v128_t qv = wasm_v128_load32_splat(q[r] + t);
-      acc[r][0] = wasm_f32x4_add(acc[r][0], wasm_f32x4_mul(qv, k0));
-      acc[r][1] = wasm_f32x4_add(acc[r][1], wasm_f32x4_mul(qv, k1));
+      const v128_t qv = wasm_v128_load32_splat(qt + t * kQt + r);
+      s[r][0] = wasm_f32x4_add(s[r][0], wasm_f32x4_mul(qv, k0));
+      s[r][1] = wasm_f32x4_add(s[r][1], wasm_f32x4_mul(qv, k1));
     }
-  }
-  for (int r = 0; r < kQt; ++r) {
-    wasm_v128_store(s[r], acc[r][0]);
-    wasm_v128_store(s[r] + 4, acc[r][1]);
   }
 }
 
-// One query's online-softmax state: running max and running sum.
-struct QueryState {
-  float max;
-  float sum;
+// Lane r of the result is the max (pmax) / sum of the 4 lanes of v[r], each summed in hsum's order.
+inline v128_t row_max(const v128_t v[kQt]) {
+  const v128_t t0 = wasm_f32x4_pmax(wasm_i32x4_shuffle(v[0], v[1], 0, 1, 4, 5), wasm_i32x4_shuffle(v[0], v[1], 2, 3, 6, 7));
+  const v128_t t1 = wasm_f32x4_pmax(wasm_i32x4_shuffle(v[2], v[3], 0, 1, 4, 5), wasm_i32x4_shuffle(v[2], v[3], 2, 3, 6, 7));
+  return wasm_f32x4_pmax(wasm_i32x4_shuffle(t0, t1, 0, 2, 4, 6), wasm_i32x4_shuffle(t0, t1, 1, 3, 5, 7));
+}
+inline v128_t row_sum(const v128_t v[kQt]) {
+  const v128_t t0 = wasm_f32x4_add(wasm_i32x4_shuffle(v[0], v[1], 0, 1, 4, 5), wasm_i32x4_shuffle(v[0], v[1], 2, 3, 6, 7));
+  const v128_t t1 = wasm_f32x4_add(wasm_i32x4_shuffle(v[2], v[3], 0, 1, 4, 5), wasm_i32x4_shuffle(v[2], v[3], 2, 3, 6, 7));
+  return wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 2, 4, 6), wasm_i32x4_shuffle(t0, t1, 1, 3, 5, 7));
+}
+
+inline v128_t lane_splat(v128_t v, int r) {
+  switch (r) {
+    case 0: return wasm_i32x4_shuffle(v, v, 0, 0, 0, 0);
+    case 1: return wasm_i32x4_shuffle(v, v, 1, 1, 1, 1);
+    case 2: return wasm_i32x4_shuffle(v, v, 2, 2, 2, 2);
+    default: return wasm_i32x4_shuffle(v, v, 3, 3, 3, 3);
+  }
+}
+
+// The online softmax of the 4 queries of a tile, one lane per query: the running max (−FLT_MAX
+// before any key, so the first rescale is e^(−huge) = 0 rather than e^(−inf + inf)) and sum.
+struct TileSoftmax {
+  v128_t max = wasm_f32x4_splat(-FLT_MAX);
+  v128_t sum = wasm_f32x4_splat(0.0f);
+
+  // Folds one key tile's scores (s, unscaled; lanes a query does not see are masked with −inf by
+  // the caller) in: writes the probabilities relative to the new max into p and returns the
+  // factor each query's accumulated output must be rescaled by. A query that sees no key of the
+  // tile keeps its max, gets p = 0 and a factor e^0 = 1: it is left exactly as it was.
+  v128_t step(const v128_t x[kQt][2], float p[kQt][kKt]) {
+    v128_t halves[kQt];
+    for (int r = 0; r < kQt; ++r) halves[r] = wasm_f32x4_pmax(x[r][0], x[r][1]);
+    const v128_t new_max = wasm_f32x4_pmax(max, row_max(halves));
+    const v128_t alpha = simd::exp_f32x4(wasm_f32x4_sub(max, new_max));
+    v128_t sums[kQt];
+    for (int r = 0; r < kQt; ++r) {
+      const v128_t m = lane_splat(new_max, r);
+      const v128_t p0 = simd::exp_f32x4(wasm_f32x4_sub(x[r][0], m));
+      const v128_t p1 = simd::exp_f32x4(wasm_f32x4_sub(x[r][1], m));
+      wasm_v128_store(p[r], p0);
+      wasm_v128_store(p[r] + 4, p1);
+      sums[r] = wasm_f32x4_add(p0, p1);
+    }
+    sum = wasm_f32x4_add(wasm_f32x4_mul(sum, alpha), row_sum(sums));
+    max = new_max;
+    return alpha;
+  }
 };
 
-// Folds keys [jlo, jhi) of the tile starting at j0 (scores in `s`, unscaled) into query state `q`:
-// writes the tile's probabilities relative to the new max into p (0 outside [jlo, jhi)) and returns
-// the factor the query's accumulated output must be rescaled by.
-inline float softmax_step(QueryState& q, const float s[kKt], int64_t j0, int64_t jlo, int64_t jhi, float p[kKt]) {
-  const v128_t lane = wasm_i32x4_make(0, 1, 2, 3);
-  const v128_t idx0 = wasm_i32x4_add(lane, wasm_i32x4_splat(static_cast<int32_t>(j0)));
-  const v128_t idx1 = wasm_i32x4_add(idx0, wasm_i32x4_splat(4));
-  const v128_t lo = wasm_i32x4_splat(static_cast<int32_t>(jlo));
-  const v128_t hi = wasm_i32x4_splat(static_cast<int32_t>(jhi));
-  const v128_t in0 = wasm_v128_and(wasm_i32x4_ge(idx0, lo), wasm_i32x4_lt(idx0, hi));
-  const v128_t in1 = wasm_v128_and(wasm_i32x4_ge(idx1, lo), wasm_i32x4_lt(idx1, hi));
+// Scaled scores, with −inf for keys of [j0, j0 + 8) outside [lo[r], hi[r]) for query r.
+inline void scale_and_mask(const v128_t s[kQt][2], int64_t j0, const int64_t lo[kQt], const int64_t hi[kQt],
+                           bool all_visible, v128_t x[kQt][2]) {
   const v128_t scale = wasm_f32x4_splat(kAttentionScale);
+  for (int r = 0; r < kQt; ++r) {
+    x[r][0] = wasm_f32x4_mul(s[r][0], scale);
+    x[r][1] = wasm_f32x4_mul(s[r][1], scale);
+  }
+  if (all_visible) return;
+  const v128_t idx0 = wasm_i32x4_add(wasm_i32x4_make(0, 1, 2, 3), wasm_i32x4_splat(static_cast<int32_t>(j0)));
+  const v128_t idx1 = wasm_i32x4_add(idx0, wasm_i32x4_splat(4));
   const v128_t neg_inf = wasm_f32x4_splat(-INFINITY);
-  const v128_t x0 = wasm_v128_bitselect(wasm_f32x4_mul(wasm_v128_load(s), scale), neg_inf, in0);
-  const v128_t x1 = wasm_v128_bitselect(wasm_f32x4_mul(wasm_v128_load(s + 4), scale), neg_inf, in1);
-  const float new_max = std::max(q.max, simd::hmax(wasm_f32x4_max(x0, x1)));
-  const v128_t m = wasm_f32x4_splat(new_max);
-  // The first tile a query sees has nothing to rescale (max was −inf): alpha = 0.
-  const float alpha =
-      q.max == -INFINITY ? 0.0f
-                         : wasm_f32x4_extract_lane(simd::exp_f32x4(wasm_f32x4_splat(q.max - new_max)), 0);
-  // Masked lanes are −inf: their exp is exactly 0.
-  const v128_t p0 = simd::exp_f32x4(wasm_f32x4_sub(x0, m));
-  const v128_t p1 = simd::exp_f32x4(wasm_f32x4_sub(x1, m));
-  q.sum = q.sum * alpha + simd::hsum(wasm_f32x4_add(p0, p1));
-  q.max = new_max;
-  wasm_v128_store(p, p0);
-  wasm_v128_store(p + 4, p1);
-  return alpha;
+  for (int r = 0; r < kQt; ++r) {
+    const v128_t l = wasm_i32x4_splat(static_cast<int32_t>(lo[r]));
+    const v128_t h = wasm_i32x4_splat(static_cast<int32_t>(hi[r]));
+    x[r][0] = wasm_v128_bitselect(x[r][0], neg_inf, wasm_v128_and(wasm_i32x4_ge(idx0, l), wasm_i32x4_lt(idx0, h)));
+    x[r][1] = wasm_v128_bitselect(x[r][1], neg_inf, wasm_v128_and(wasm_i32x4_ge(idx1, l), wasm_i32x4_lt(idx1, h)));
+  }
 }
 
 // acc[r] = acc[r]·alpha[r] + Σ_j p[r][j − j0]·v_j over keys [j0, jend), for the 4 queries of a tile:
 // a 4x8 register tile per 8 output columns, like the GEMM's. A key a query does not see has
 // p = 0 and adds an exact zero, so each query's bits are those of summing only its own keys.
-inline void accumulate_values(float* acc, const float p[kQt][kKt], const float alpha[kQt], const Head& hd,
-                              int64_t j0, int64_t jend) {
+inline void accumulate_values(float* acc, const float p[kQt][kKt], v128_t alpha, const Head& hd, int64_t j0,
+                              int64_t jend) {
   for (int64_t c = 0; c < kHeadDim; c += 8) {
     v128_t o[kQt][2];
     for (int r = 0; r < kQt; ++r) {
-      const v128_t av = wasm_f32x4_splat(alpha[r]);
+      const v128_t av = lane_splat(alpha, r);
       o[r][0] = wasm_f32x4_mul(wasm_v128_load(acc + r * kHeadDim + c), av);
       o[r][1] = wasm_f32x4_mul(wasm_v128_load(acc + r * kHeadDim + c + 4), av);
     }
@@ -122,40 +153,38 @@ inline void accumulate_values(float* acc, const float p[kQt][kKt], const float a
   }
 }
 
-void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc) {
+// `acc` holds the query tile's outputs [4][64] and `qt` its queries [64][4].
+void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc, float* qt) {
+  const int64_t w = hd.window < 0 ? hd.len : hd.window;  // a window of len sees every key
   for (int64_t i0 = 0; i0 < hd.len; i0 += kQt) {
     const int64_t nq = std::min(kQt, hd.len - i0);
-    const float* q[kQt];
-    QueryState state[kQt];
+    int64_t lo[kQt], hi[kQt];  // query r sees keys [lo[r], hi[r])
     for (int r = 0; r < kQt; ++r) {
       // Rows past the sequence repeat its last query; their results are dropped.
-      q[r] = hd.rows + (i0 + std::min<int64_t>(r, nq - 1)) * hd.stride + h * kHeadDim;
-      state[r] = {-INFINITY, 0.0f};
+      const int64_t i = i0 + std::min<int64_t>(r, nq - 1);
+      const float* q = hd.rows + i * hd.stride + h * kHeadDim;
+      for (int t = 0; t < kHeadDim; ++t) qt[t * kQt + r] = q[t];
+      lo[r] = std::max<int64_t>(0, i - w);
+      hi[r] = std::min<int64_t>(hd.len, i + w + 1);
     }
     std::fill(acc, acc + kQt * kHeadDim, 0.0f);
-    const int64_t lo = hd.window < 0 ? 0 : std::max<int64_t>(0, i0 - hd.window);
-    const int64_t hi = hd.window < 0 ? hd.len : std::min<int64_t>(hd.len, i0 + nq - 1 + hd.window + 1);
-    for (int64_t j0 = lo / kKt * kKt; j0 < hi; j0 += kKt) {
-      float s[kQt][kKt];
-      score_tile(q, hd, j0, s);
-      float p[kQt][kKt] = {};
-      float alpha[kQt] = {1.0f, 1.0f, 1.0f, 1.0f};
-      bool any = false;
-      for (int64_t r = 0; r < nq; ++r) {
-        const int64_t i = i0 + r;
-        const int64_t ilo = hd.window < 0 ? 0 : std::max<int64_t>(0, i - hd.window);
-        const int64_t ihi = hd.window < 0 ? hd.len : std::min<int64_t>(hd.len, i + hd.window + 1);
-        const int64_t jlo = std::max(j0, ilo);
-        const int64_t jhi = std::min({j0 + kKt, ihi, hd.len});
-        if (jlo >= jhi) continue;  // p stays 0 and alpha 1: the tile leaves this query exactly as it was
-        alpha[r] = softmax_step(state[r], s[r], j0, jlo, jhi, p[r]);
-        any = true;
-      }
-      if (any) accumulate_values(acc, p, alpha, hd, j0, std::min(j0 + kKt, hd.len));
+    TileSoftmax softmax;
+    // Key tiles between the first query's first key and the last query's last one; a tile inside
+    // every query's window (most of them) needs no mask.
+    for (int64_t j0 = lo[0] / kKt * kKt; j0 < hi[kQt - 1]; j0 += kKt) {
+      const bool all_visible = j0 >= lo[kQt - 1] && j0 + kKt <= hi[0];
+      v128_t s[kQt][2], x[kQt][2];
+      score_tile(qt, hd, j0, s);
+      scale_and_mask(s, j0, lo, hi, all_visible, x);
+      float p[kQt][kKt];
+      const v128_t alpha = softmax.step(x, p);
+      accumulate_values(acc, p, alpha, hd, j0, std::min(j0 + kKt, hd.len));
     }
+    float sums[kQt];
+    wasm_v128_store(sums, softmax.sum);
     for (int64_t r = 0; r < nq; ++r) {
       float* o = out + (i0 + r) * d + h * kHeadDim;
-      const v128_t sum = wasm_f32x4_splat(state[r].sum);
+      const v128_t sum = wasm_f32x4_splat(sums[r]);
       for (int64_t c = 0; c < kHeadDim; c += 4) {
         wasm_v128_store(o + c, wasm_f32x4_div(wasm_v128_load(acc + r * kHeadDim + c), sum));
       }
@@ -211,10 +240,11 @@ void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64
     float* kt = scratch;
     float* v = kt + kHeadDim * keys;
     float* acc = v + kHeadDim * keys;
+    float* qt = acc + kQt * kHeadDim;
     const float* rows = a.qkv + start * stride;
     pack_keys_and_values(rows, stride, d + h * kHeadDim, 2 * d + h * kHeadDim, len, keys, kt, v);
     const Head hd{rows, stride, len, a.window, kt, keys, v};
-    attend_head(hd, h, a.out + start * d, d, acc);
+    attend_head(hd, h, a.out + start * d, d, acc, qt);
   }
 }
 
