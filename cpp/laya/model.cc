@@ -31,39 +31,47 @@ Status check_finite_vector(const std::string& name, std::span<const float> value
 
 }  // namespace
 
+Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data) {
+  CheckpointLayout layout = checkpoint_layout(config);
+  LAYA_ASSIGN_OR_RETURN(auto entries, match_tensors(layout, header));
+  ModelPlan plan;
+  plan.ids = layout.weights;
+  plan.weights.reserve(entries.size());
+  for (const auto* entry : entries) {
+    plan.weights.push_back({.name = entry->name, .dtype = entry->dtype, .shape = entry->shape, .data = data + entry->begin});
+  }
+  plan.decision = build_decision_graph(config, plan.ids);
+  plan.embedding = build_embedding_graph(config, plan.ids);
+  return plan;
+}
+
 Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data) {
   if (data == nullptr && header.data_length > 0) {
     return internal_error("bind_model: the data section of model.safetensors is missing");
   }
-  CheckpointLayout layout = checkpoint_layout(config);
-  LAYA_ASSIGN_OR_RETURN(auto entries, match_tensors(layout, header));
-
+  LAYA_ASSIGN_OR_RETURN(ModelPlan plan, plan_model(config, header, data));
   size_t vector_floats = 0;
-  for (const auto* entry : entries) {
-    if (entry->shape.size() == 1) vector_floats += static_cast<size_t>(entry->shape[0]);
+  for (const WeightView& view : plan.weights) {
+    if (view.shape.size() == 1) vector_floats += static_cast<size_t>(view.shape[0]);
   }
-
   LayaModel model;
   model.config = config;
-  model.ids = layout.weights;
+  model.ids = plan.ids;
   model.vectors = std::make_unique<float[]>(vector_floats);
-  model.weights.reserve(entries.size());
+  model.weights = std::move(plan.weights);
+  model.decision = std::move(plan.decision);
+  model.embedding = std::move(plan.embedding);
   size_t next_vector = 0;
-  for (const auto* entry : entries) {
-    WeightView view{.name = entry->name, .dtype = entry->dtype, .shape = entry->shape, .data = data + entry->begin};
-    if (entry->shape.size() == 1) {
-      float* out = model.vectors.get() + next_vector;
-      const auto count = static_cast<size_t>(entry->shape[0]);
-      convert_to_f32(entry->dtype, data + entry->begin, count, out);
-      LAYA_RETURN_IF_ERROR(check_finite_vector(entry->name, std::span<const float>(out, count)));
-      view.dtype = DType::kF32;
-      view.data = reinterpret_cast<const std::byte*>(out);
-      next_vector += count;
-    }
-    model.weights.push_back(std::move(view));
+  for (WeightView& view : model.weights) {
+    if (view.shape.size() != 1) continue;
+    float* out = model.vectors.get() + next_vector;
+    const auto count = static_cast<size_t>(view.shape[0]);
+    convert_to_f32(view.dtype, view.data, count, out);
+    LAYA_RETURN_IF_ERROR(check_finite_vector(view.name, std::span<const float>(out, count)));
+    view.dtype = DType::kF32;
+    view.data = reinterpret_cast<const std::byte*>(out);
+    next_vector += count;
   }
-  model.decision = build_decision_graph(config, model.ids);
-  model.embedding = build_embedding_graph(config, model.ids);
   return model;
 }
 

@@ -16,6 +16,20 @@
 
 namespace laya {
 
+// The model before its weights are read, from the configs and the header alone: the graphs, and a
+// table viewing every tensor in the data section as stored (1-D weights not yet converted). The
+// loader plans with it how to arrange the matrices while their bytes stream in.
+struct ModelPlan {
+  LayaWeights ids;      // which weight is which
+  WeightTable weights;  // weights[id.index], viewing `data` in the stored dtype and layout
+  Graph decision;
+  Graph embedding;
+};
+
+// Checks the header against the config (every mismatch in one error) and plans. `data` is where
+// the data section is or will be; nothing is read from it.
+Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
+
 // Move-only: the weight table points into `vectors` (and into the caller's data section, which
 // must outlive the model).
 struct LayaModel {
@@ -27,7 +41,7 @@ struct LayaModel {
   Graph embedding;
 };
 
-// Checks the header against the config (every mismatch in one error), then binds. `data` points
+// Plans (plan_model), then binds. `data` points
 // at the data section (header.data_offset bytes into the file) with all header.data_length bytes
 // present. A 1-D weight holding NaN or Inf is invalid_checkpoint, naming it.
 Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);

@@ -2,7 +2,6 @@
 
 #include "engine/gemm_panels.h"
 #include "laya/checkpoint.h"
-#include "laya/graphs.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -46,19 +45,11 @@ Status Session::configure(std::string_view rl_agent_json, std::string_view encod
 
 namespace {
 
-// Which matrices become GEMM panels, from the configs and the header alone: the graphs and a weight
-// table viewing the data section (not yet written) in rows, as bind_model will bind it.
+// Which matrices become GEMM panels, from the model's plan (the configs and the header alone).
 Result<PanelArranger> plan_panels(const LayaConfig& config, const safetensors::Header& header, std::byte* data) {
-  const CheckpointLayout layout = checkpoint_layout(config);
-  LAYA_ASSIGN_OR_RETURN(std::vector<const safetensors::TensorEntry*> entries, match_tensors(layout, header));
-  WeightTable table;
-  for (const safetensors::TensorEntry* e : entries) {
-    table.push_back({.name = e->name, .dtype = e->dtype, .shape = e->shape, .data = data + e->begin});
-  }
-  const Graph decision = build_decision_graph(config, layout.weights);
-  const Graph embedding = build_embedding_graph(config, layout.weights);
-  const Graph* graphs[] = {&decision, &embedding};
-  return PanelArranger::create(graphs, table, {data, static_cast<size_t>(header.data_length)});
+  LAYA_ASSIGN_OR_RETURN(const ModelPlan plan, plan_model(config, header, data));
+  const Graph* graphs[] = {&plan.decision, &plan.embedding};
+  return PanelArranger::create(graphs, plan.weights, {data, static_cast<size_t>(header.data_length)});
 }
 
 }  // namespace

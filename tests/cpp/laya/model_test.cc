@@ -287,3 +287,32 @@ TEST_CASE("a matrix holding NaN still binds: matrices are not scanned, the answe
   std::memcpy(ckpt.file.data() + ckpt.header.data_offset + entry->begin, &nan, 2);
   CHECK(ckpt.bind().ok());
 }
+
+TEST_CASE("planning reads no weight: its views are where binding puts the matrices, its graphs the same") {
+  TinyCheckpoint ckpt([](const std::string&) { return std::string("F16"); });
+  // A NaN norm weight: binding converts and refuses it, planning never looks at it.
+  const auto* entry = ckpt.header.find("encoder.final_norm.weight");
+  REQUIRE(entry != nullptr);
+  const uint16_t nan = 0x7E00;
+  std::memcpy(ckpt.file.data() + ckpt.header.data_offset + entry->begin, &nan, 2);
+  auto plan = laya::plan_model(ckpt.config, ckpt.header, ckpt.data());
+  REQUIRE(plan.ok());
+  CHECK_FALSE(ckpt.bind().ok());
+
+  TinyCheckpoint clean([](const std::string&) { return std::string("F16"); });
+  auto clean_plan = laya::plan_model(clean.config, clean.header, clean.data());
+  auto model = clean.bind();
+  REQUIRE(clean_plan.ok());
+  REQUIRE(model.ok());
+  const auto& planned = clean_plan.value().weights;
+  const auto& bound = model.value().weights;
+  REQUIRE(planned.size() == bound.size());
+  for (size_t i = 0; i < planned.size(); ++i) {
+    CAPTURE(planned[i].name);
+    CHECK(planned[i].name == bound[i].name);
+    CHECK(planned[i].data == clean.data() + clean.header.find(planned[i].name)->begin);
+    if (planned[i].shape.size() == 2) CHECK(planned[i].data == bound[i].data);
+  }
+  CHECK(clean_plan.value().decision.ops.size() == model.value().decision.ops.size());
+  CHECK(clean_plan.value().embedding.ops.size() == model.value().embedding.ops.size());
+}
