@@ -13,16 +13,7 @@
 #include "kernels/attention.h"
 #include "kernels/rope.h"
 
-#ifdef __EMSCRIPTEN__
-#include <emscripten.h>
-EM_JS(double, process_cpu_seconds, (), {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-});
-#else
-#include <ctime>
-double process_cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-#endif
+#include "process_cpu_seconds.h"
 
 namespace {
 

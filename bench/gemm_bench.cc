@@ -16,18 +16,7 @@
 #include "kernels/gemm.h"
 #include "kernels/panels.h"
 
-#ifdef __EMSCRIPTEN__
-#include <emscripten.h>
-// The process's CPU time (user + system) in seconds: on a shared machine this counts the time the
-// benchmark really ran, where wall time also counts the time other processes held the core.
-EM_JS(double, process_cpu_seconds, (), {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-});
-#else
-#include <ctime>
-double process_cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-#endif
+#include "process_cpu_seconds.h"
 
 namespace {
 

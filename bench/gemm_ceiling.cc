@@ -4,17 +4,13 @@
 // of what the ISA and this core allow. Built by scripts/bench-gemm-ceiling.sh, not the main CMake.
 // Timed in process CPU seconds (Node's process.cpuUsage): on a shared, loaded machine wall time
 // counts the other processes' turns; CPU time counts only ours.
-#include <emscripten.h>
 #include <wasm_simd128.h>
 
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
-EM_JS(double, process_cpu_seconds, (), {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-});
+#include "process_cpu_seconds.h"
 
 namespace {
 
