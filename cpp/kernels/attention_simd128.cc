@@ -1,11 +1,14 @@
-// The wasm SIMD128 attention. Per sequence and head, the keys are packed transposed ([64][keys]) so
-// that a tile of 4 queries against 8 keys is a 4x8 register tile like the GEMM's, and the values
-// are packed into consecutive rows ([keys][64]): in the qkv rows they sit 3·d floats apart, a
-// multiple of 4 KiB that puts every value row in the same few L1 sets; an online softmax
-// (running max and sum per query, the accumulated output rescaled when the max grows) consumes one
-// key tile at a time, so no more than a tile of scores ever exists. Key tiles start at multiples of 8
-// from the sequence's start and keys outside a query's window add exact zeros to it, so a query's
-// result does not depend on which query tile it sits in, nor on the rest of the batch.
+// The wasm SIMD128 attention, per sequence and head:
+// - the keys are packed transposed ([64][keys]), so that 4 queries against 8 keys is a 4x8
+//   register tile like the GEMM's; the values are packed into consecutive rows ([keys][64]): in
+//   the qkv rows they sit 3·d floats apart, a multiple of 4 KiB that maps them all to the same few
+//   L1 sets;
+// - an online softmax (running max and sum per query, the accumulated output rescaled when the
+//   max grows) consumes one key tile at a time, the 4 queries of a tile in the 4 lanes of a
+//   vector, so no more than a tile of scores ever exists;
+// - key tiles start at multiples of 8 from the sequence's start, and keys outside a query's window
+//   add exact zeros to it, so a query's result does not depend on which query tile it sits in, nor
+//   on the rest of the batch.
 #include "kernels/attention.h"
 
 #ifdef __wasm_simd128__
