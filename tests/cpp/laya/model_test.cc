@@ -61,6 +61,14 @@ struct TinyCheckpoint {
 
   const std::byte* data() const { return file.data() + header.data_offset; }
   laya::Result<LayaModel> bind() const { return laya::bind_model(config, header, data()); }
+
+  // Overwrites the first element of an F16 tensor with a NaN.
+  void put_nan_at_start_of(const std::string& name) {
+    const auto* entry = header.find(name);
+    REQUIRE(entry != nullptr);
+    const uint16_t nan = 0x7E00;
+    std::memcpy(file.data() + header.data_offset + entry->begin, &nan, 2);
+  }
 };
 
 const laya::WeightView& weight(const LayaModel& m, laya::WeightId id) { return m.weights[id.index]; }
@@ -281,20 +289,14 @@ TEST_CASE("a norm weight or bias holding NaN or Inf is refused at bind, naming i
 
 TEST_CASE("a matrix holding NaN still binds: matrices are not scanned, the answers they reach fail instead") {
   TinyCheckpoint ckpt([](const std::string&) { return std::string("F16"); });
-  const auto* entry = ckpt.header.find("scorer.1.weight");
-  REQUIRE(entry != nullptr);
-  const uint16_t nan = 0x7E00;
-  std::memcpy(ckpt.file.data() + ckpt.header.data_offset + entry->begin, &nan, 2);
+  ckpt.put_nan_at_start_of("scorer.1.weight");
   CHECK(ckpt.bind().ok());
 }
 
 TEST_CASE("planning reads no weight: its views are where binding puts the matrices, its graphs the same") {
   TinyCheckpoint ckpt([](const std::string&) { return std::string("F16"); });
   // A NaN norm weight: binding converts and refuses it, planning never looks at it.
-  const auto* entry = ckpt.header.find("encoder.final_norm.weight");
-  REQUIRE(entry != nullptr);
-  const uint16_t nan = 0x7E00;
-  std::memcpy(ckpt.file.data() + ckpt.header.data_offset + entry->begin, &nan, 2);
+  ckpt.put_nan_at_start_of("encoder.final_norm.weight");
   auto plan = laya::plan_model(ckpt.config, ckpt.header, ckpt.data());
   REQUIRE(plan.ok());
   CHECK_FALSE(ckpt.bind().ok());
