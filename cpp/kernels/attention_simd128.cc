@@ -56,18 +56,6 @@ inline void score_tile(const float* qt, const Head& hd, int64_t j0, v128_t s[kQt
   }
 }
 
-// Lane r of the result is the max (pmax) / sum of the 4 lanes of v[r], each summed in hsum's order.
-inline v128_t row_max(const v128_t v[kQt]) {
-  const v128_t t0 = wasm_f32x4_pmax(wasm_i32x4_shuffle(v[0], v[1], 0, 1, 4, 5), wasm_i32x4_shuffle(v[0], v[1], 2, 3, 6, 7));
-  const v128_t t1 = wasm_f32x4_pmax(wasm_i32x4_shuffle(v[2], v[3], 0, 1, 4, 5), wasm_i32x4_shuffle(v[2], v[3], 2, 3, 6, 7));
-  return wasm_f32x4_pmax(wasm_i32x4_shuffle(t0, t1, 0, 2, 4, 6), wasm_i32x4_shuffle(t0, t1, 1, 3, 5, 7));
-}
-inline v128_t row_sum(const v128_t v[kQt]) {
-  const v128_t t0 = wasm_f32x4_add(wasm_i32x4_shuffle(v[0], v[1], 0, 1, 4, 5), wasm_i32x4_shuffle(v[0], v[1], 2, 3, 6, 7));
-  const v128_t t1 = wasm_f32x4_add(wasm_i32x4_shuffle(v[2], v[3], 0, 1, 4, 5), wasm_i32x4_shuffle(v[2], v[3], 2, 3, 6, 7));
-  return wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 2, 4, 6), wasm_i32x4_shuffle(t0, t1, 1, 3, 5, 7));
-}
-
 inline v128_t lane_splat(v128_t v, int r) {
   switch (r) {
     case 0: return wasm_i32x4_shuffle(v, v, 0, 0, 0, 0);
@@ -90,7 +78,7 @@ struct TileSoftmax {
   v128_t step(const v128_t x[kQt][2], float p[kQt][kKt]) {
     v128_t halves[kQt];
     for (int r = 0; r < kQt; ++r) halves[r] = wasm_f32x4_pmax(x[r][0], x[r][1]);
-    const v128_t new_max = wasm_f32x4_pmax(max, row_max(halves));
+    const v128_t new_max = wasm_f32x4_pmax(max, simd::row_maxes(halves));
     const v128_t alpha = simd::exp_f32x4(wasm_f32x4_sub(max, new_max));
     v128_t sums[kQt];
     for (int r = 0; r < kQt; ++r) {
@@ -101,7 +89,7 @@ struct TileSoftmax {
       wasm_v128_store(p[r] + 4, p1);
       sums[r] = wasm_f32x4_add(p0, p1);
     }
-    sum = wasm_f32x4_add(wasm_f32x4_mul(sum, alpha), row_sum(sums));
+    sum = wasm_f32x4_add(wasm_f32x4_mul(sum, alpha), simd::row_sums(sums));
     max = new_max;
     return alpha;
   }
@@ -200,23 +188,14 @@ void attend_head(const Head& hd, int64_t h, float* out, int64_t d, float* acc, f
 void pack_keys_and_values(const float* rows, int64_t stride, int64_t k_col, int64_t v_col, int64_t len,
                           int64_t keys, float* kt, float* v) {
   int64_t j = 0;
-  // Four keys at a time: 4x4 blocks of (key, dim) transposed with shuffles.
+  // Four keys at a time: 4x4 blocks of (key, dim) transposed.
   for (; j + 4 <= len; j += 4) {
     const float* k0 = rows + j * stride + k_col;
     for (int64_t t = 0; t < kHeadDim; t += 4) {
-      const v128_t r0 = wasm_v128_load(k0 + t);
-      const v128_t r1 = wasm_v128_load(k0 + stride + t);
-      const v128_t r2 = wasm_v128_load(k0 + 2 * stride + t);
-      const v128_t r3 = wasm_v128_load(k0 + 3 * stride + t);
-      const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
-      const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
-      const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
-      const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
-      float* out = kt + t * keys + j;
-      wasm_v128_store(out, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
-      wasm_v128_store(out + keys, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
-      wasm_v128_store(out + 2 * keys, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
-      wasm_v128_store(out + 3 * keys, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+      v128_t r[4];
+      for (int i = 0; i < 4; ++i) r[i] = wasm_v128_load(k0 + i * stride + t);
+      simd::transpose4x4(r);
+      for (int i = 0; i < 4; ++i) wasm_v128_store(kt + (t + i) * keys + j, r[i]);
     }
   }
   for (; j < len; ++j) {

@@ -51,19 +51,10 @@ void pack_panel(const MatrixRef& w, int64_t j0, int64_t rows, int64_t k0, int64_
       const std::byte* p = base + static_cast<size_t>(t) * kSize;
       for (int half = 0; half < 2; ++half) {
         const std::byte* q = p + static_cast<size_t>(4 * half) * row_bytes;
-        const v128_t r0 = load4<D>(q);
-        const v128_t r1 = load4<D>(q + row_bytes);
-        const v128_t r2 = load4<D>(q + 2 * row_bytes);
-        const v128_t r3 = load4<D>(q + 3 * row_bytes);
-        const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5);
-        const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
-        const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
-        const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
-        float* out = panel + t * kNr + 4 * half;
-        wasm_v128_store(out, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
-        wasm_v128_store(out + kNr, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
-        wasm_v128_store(out + 2 * kNr, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
-        wasm_v128_store(out + 3 * kNr, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+        v128_t r[4];
+        for (int i = 0; i < 4; ++i) r[i] = load4<D>(q + static_cast<size_t>(i) * row_bytes);
+        simd::transpose4x4(r);
+        for (int i = 0; i < 4; ++i) wasm_v128_store(panel + (t + i) * kNr + 4 * half, r[i]);
       }
     }
   }

@@ -1,5 +1,5 @@
-// Vector math for the wasm SIMD128 kernels: exp, erf, the exact GELU, horizontal reductions and
-// exact F16 / BF16 -> f32 conversion of four lanes. Compiled only for wasm SIMD (__wasm_simd128__).
+// Vector math for the wasm SIMD128 kernels: exp, erf, the exact GELU, row reductions and the 4x4
+// transpose, and exact F16 / BF16 -> f32 conversion. Compiled only for wasm SIMD (__wasm_simd128__).
 //
 // exp and erf are our own fits (simd128_math_fit.py regenerates the coefficients and prints their
 // error on a dense grid): exp is Cody-Waite reduction to r in [-ln2/2, ln2/2] and 1 + r + r²·q(r),
@@ -15,17 +15,32 @@
 
 namespace laya::kernels::simd {
 
-inline float hsum(v128_t v) {
-  v128_t s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
-  s = wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
-  return wasm_f32x4_extract_lane(s, 0);
+// Lane r of the result reduces the 4 lanes of rows[r] with `op` (a 4x4 transpose-reduce), as
+// (x0 op x2) op (x1 op x3).
+template <class Op>
+inline v128_t reduce_rows(const v128_t rows[4], Op op) {
+  const v128_t t0 = op(wasm_i32x4_shuffle(rows[0], rows[1], 0, 1, 4, 5), wasm_i32x4_shuffle(rows[0], rows[1], 2, 3, 6, 7));
+  const v128_t t1 = op(wasm_i32x4_shuffle(rows[2], rows[3], 0, 1, 4, 5), wasm_i32x4_shuffle(rows[2], rows[3], 2, 3, 6, 7));
+  return op(wasm_i32x4_shuffle(t0, t1, 0, 2, 4, 6), wasm_i32x4_shuffle(t0, t1, 1, 3, 5, 7));
+}
+inline v128_t row_sums(const v128_t rows[4]) {
+  return reduce_rows(rows, [](v128_t a, v128_t b) { return wasm_f32x4_add(a, b); });
+}
+// pmax: one maxps (see clamp); with a NaN lane the result may or may not be NaN.
+inline v128_t row_maxes(const v128_t rows[4]) {
+  return reduce_rows(rows, [](v128_t a, v128_t b) { return wasm_f32x4_pmax(a, b); });
 }
 
-// pmax: one maxps (see clamp); with a NaN lane the result may or may not be NaN.
-inline float hmax(v128_t v) {
-  v128_t s = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
-  s = wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2));
-  return wasm_f32x4_extract_lane(s, 0);
+// Transposes the 4x4 block whose rows are r[0..3] in place: r[c] becomes column c.
+inline void transpose4x4(v128_t r[4]) {
+  const v128_t t0 = wasm_i32x4_shuffle(r[0], r[1], 0, 4, 1, 5);
+  const v128_t t1 = wasm_i32x4_shuffle(r[0], r[1], 2, 6, 3, 7);
+  const v128_t t2 = wasm_i32x4_shuffle(r[2], r[3], 0, 4, 1, 5);
+  const v128_t t3 = wasm_i32x4_shuffle(r[2], r[3], 2, 6, 3, 7);
+  r[0] = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5);
+  r[1] = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7);
+  r[2] = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5);
+  r[3] = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7);
 }
 
 // Horner's rule for c[0] + x·(c[1] + x·(...)), N coefficients.
@@ -126,7 +141,6 @@ inline void f16x8_to_f32x4x2(v128_t h, v128_t& low, v128_t& high) {
   low = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), sign_and_em), scale);
   high = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), sign_and_em), scale);
 }
-
 
 }  // namespace laya::kernels::simd
 

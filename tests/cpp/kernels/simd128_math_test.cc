@@ -1,5 +1,6 @@
-// The vector exp, erf, GELU and F16 / BF16 conversions of simd128_math.h against the C library and
-// the scalar conversions. Meaningful only in the wasm SIMD build (natively there is nothing to test).
+// The vector exp, erf, GELU, row reductions, 4x4 transpose and F16 / BF16 conversions of
+// simd128_math.h against the C library and the scalar conversions. Meaningful only in the wasm SIMD
+// build (natively there is nothing to test).
 #include "kernels/simd128_math.h"
 
 #include <doctest/doctest.h>
@@ -117,10 +118,31 @@ TEST_CASE("eight halves at once convert exactly, whichever lane holds an infinit
   }
 }
 
-TEST_CASE("horizontal sum and max see every lane") {
-  const v128_t v = wasm_f32x4_make(1.0f, -2.0f, 8.0f, 0.5f);
-  CHECK(hsum(v) == 7.5f);
-  CHECK(hmax(v) == 8.0f);
+TEST_CASE("row sums and maxes reduce each row into its own lane, seeing every lane of it") {
+  const v128_t rows[4] = {wasm_f32x4_make(1.0f, -2.0f, 8.0f, 0.5f), wasm_f32x4_make(-1.0f, -3.0f, -0.5f, -7.0f),
+                          wasm_f32x4_make(0.0f, 0.0f, 0.0f, 4.0f), wasm_f32x4_make(16.0f, 2.0f, 1.0f, 32.0f)};
+  float sums[4], maxes[4];
+  wasm_v128_store(sums, row_sums(rows));
+  wasm_v128_store(maxes, row_maxes(rows));
+  CHECK(sums[0] == 7.5f);
+  CHECK(sums[1] == -11.5f);
+  CHECK(sums[2] == 4.0f);
+  CHECK(sums[3] == 51.0f);
+  CHECK(maxes[0] == 8.0f);
+  CHECK(maxes[1] == -0.5f);
+  CHECK(maxes[2] == 4.0f);
+  CHECK(maxes[3] == 32.0f);
+}
+
+TEST_CASE("a 4x4 transpose turns rows into columns") {
+  v128_t r[4];
+  for (int i = 0; i < 4; ++i) r[i] = wasm_f32x4_make(4.0f * i, 4.0f * i + 1, 4.0f * i + 2, 4.0f * i + 3);
+  transpose4x4(r);
+  for (int c = 0; c < 4; ++c) {
+    float col[4];
+    wasm_v128_store(col, r[c]);
+    for (int i = 0; i < 4; ++i) CHECK(col[i] == 4.0f * i + c);
+  }
 }
 
 }  // namespace laya::kernels::simd
