@@ -41,9 +41,9 @@ struct LayaModel {
   Graph embedding;
 };
 
-// Plans (plan_model), then binds. `data` points
-// at the data section (header.data_offset bytes into the file) with all header.data_length bytes
-// present. A 1-D weight holding NaN or Inf is invalid_checkpoint, naming it.
+// Plans (plan_model), then binds. `data` points at the data section (header.data_offset bytes into
+// the file) with all header.data_length bytes present. A 1-D weight holding NaN or Inf is
+// invalid_checkpoint, naming it.
 Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
 
 }  // namespace laya

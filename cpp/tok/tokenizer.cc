@@ -140,7 +140,7 @@ Result<Tokenizer> Tokenizer::load(std::string_view tokenizer_json, std::string_v
   int32_t max_id = t.model_vocab().max_id();
   for (const AddedToken& a : added) max_id = std::max(max_id, a.id);
   t.vocab_size_ = static_cast<size_t>(max_id) + 1;  // max_id may be INT32_MAX
-  if (const int32_t post_id = t.post_processor_.max_added_id(); static_cast<size_t>(post_id) + 1 > t.vocab_size_) {
+  if (const int32_t post_id = t.post_processor_.max_added_id(); post_id >= 0 && static_cast<size_t>(post_id) >= t.vocab_size_) {
     return invalid_checkpoint(std::string(kTokenizerFile) + ": post_processor adds id " + std::to_string(post_id) +
                               ", outside the vocabulary (ids 0 to " + std::to_string(t.vocab_size_ - 1) + ")");
   }
