@@ -13,28 +13,11 @@
 #include "kernels/attention.h"
 #include "kernels/rope.h"
 
-#include "process_cpu_seconds.h"
+#include "cpu_timing.h"
 
 namespace {
 
 using namespace laya::kernels;
-
-double median_seconds(const Kernel<AttentionFn>& kernel, const AttentionArgs& args, int64_t items, float* scratch,
-                      int reps) {
-  std::vector<double> t;
-  // Warm up for 0.2 s: V8 first runs a function in its baseline tier and swaps in the optimized code
-  // only for later calls, once compiled in the background.
-  for (const double start = process_cpu_seconds(); process_cpu_seconds() - start < 0.2;) {
-    kernel.fn(args, 0, items, scratch);
-  }
-  for (int r = 0; r < reps; ++r) {
-    const double start = process_cpu_seconds();
-    kernel.fn(args, 0, items, scratch);
-    t.push_back(process_cpu_seconds() - start);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 double visible_pairs(int64_t len, int64_t window) {
   double pairs = 0;
@@ -62,8 +45,12 @@ int main() {
       std::vector<float> scratch(
           std::max(attention_scratch_floats(Isa::kSimd128, len), attention_scratch_floats(Isa::kScalar, len)));
       const double flops = 4.0 * kHeadDim * kHeads * visible_pairs(len, window);
-      const double simd = flops / median_seconds(attention_kernel(best_isa()), args, kHeads, scratch.data(), 9) / 1e9;
-      const double scalar = flops / median_seconds(attention_kernel(Isa::kScalar), args, kHeads, scratch.data(), 3) / 1e9;
+      const auto gflops = [&](Isa isa, int reps) {
+        const AttentionFn fn = attention_kernel(isa).fn;
+        return flops / median_cpu_seconds([&] { fn(args, 0, kHeads, scratch.data()); }, reps) / 1e9;
+      };
+      const double simd = gflops(best_isa(), 9);
+      const double scalar = gflops(Isa::kScalar, 3);
       std::printf("%6lld %7s  %10.1f %10.2f %7.1f\n", static_cast<long long>(len), window < 0 ? "all" : "±64", simd,
                   scalar, simd / scalar);
     }

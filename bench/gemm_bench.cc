@@ -16,7 +16,7 @@
 #include "kernels/gemm.h"
 #include "kernels/panels.h"
 
-#include "process_cpu_seconds.h"
+#include "cpu_timing.h"
 
 namespace {
 
@@ -54,18 +54,6 @@ Weights make_weights(DType dtype, int64_t n, int64_t k, std::mt19937& rng) {
   return w;
 }
 
-double median_seconds(const Kernel<GemmFn>& kernel, const GemmArgs& args, float* scratch, int reps) {
-  std::vector<double> t;
-  kernel.fn(args, 0, args.w.rows, scratch);  // warm up
-  for (int r = 0; r < reps; ++r) {
-    const double start = process_cpu_seconds();
-    kernel.fn(args, 0, args.w.rows, scratch);
-    t.push_back(process_cpu_seconds() - start);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,10 +75,11 @@ int main(int argc, char** argv) {
       const GemmArgs args{a.data(), m, w.ref, nullptr, laya::Epilogue::kNone, out.data()};
       const double flops = 2.0 * m * n * k;
       std::vector<float> scratch(std::max(gemm_scratch_floats(Isa::kSimd128, m, k), gemm_scratch_floats(Isa::kScalar, m, k)));
-      const double simd = flops / median_seconds(gemm_kernel(dtype, best_isa()), args, scratch.data(), 9) / 1e9;
+      const GemmFn simd_fn = gemm_kernel(dtype, best_isa()).fn, scalar_fn = gemm_kernel(dtype, Isa::kScalar).fn;
+      const double simd = flops / median_cpu_seconds([&] { simd_fn(args, 0, n, scratch.data()); }, 9) / 1e9;
       double scalar = NAN;
       if (with_scalar && n == 1024) {
-        scalar = flops / median_seconds(gemm_kernel(dtype, Isa::kScalar), args, scratch.data(), 3) / 1e9;
+        scalar = flops / median_cpu_seconds([&] { scalar_fn(args, 0, n, scratch.data()); }, 3) / 1e9;
       }
       std::printf("%-6s %5lld %5lld %5lld  %10.1f %10.2f %7.1f\n", laya::dtype_name(dtype), static_cast<long long>(m),
                   static_cast<long long>(k), static_cast<long long>(n), simd, scalar, simd / scalar);

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "process_cpu_seconds.h"
+#include "cpu_timing.h"
 
 namespace {
 
