@@ -5,8 +5,10 @@
 // Never committed: generated into build/bench/<name>/ and reused when its stamp matches.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const kEnglish = '/work/shared/fixtures/upstream/english';
+// The English checkpoint's configs and tokenizer, as the repository's upstream fixtures keep them.
+const kEnglish = fileURLToPath(new URL('../tests/data/fixtures/upstream/english', import.meta.url));
 
 /** The two benchmark shapes (brief: ModernBERT-large = the English model, and a base-like one). */
 export const kShapes = {

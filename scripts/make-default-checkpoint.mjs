@@ -9,8 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const kRepoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const kSharedDir = process.env.LAYA_SHARED_DIR ?? resolve(kRepoRoot, '..', 'shared');
-const kEnglish = join(kSharedDir, 'fixtures', 'upstream', 'english');
+// The English checkpoint's configs and tokenizer, as the upstream fixtures keep them.
+const kEnglish = join(kRepoRoot, 'tests', 'data', 'fixtures', 'upstream', 'english');
 const kSeed = 20261202;
 
 const dims = { vocab: 50368, d: 64, heads: 1, layers: 4, inter: 96, window: 16, headLayers: 2, actions: 2 };

@@ -5,8 +5,7 @@
 # headless Chromium; every forward output is checked against the tiny reference fixture (1e-4).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-shared="${LAYA_SHARED_DIR:-$repo/../shared}"
-checkpoint="$shared/fixtures/reference/tiny-fanin/checkpoint"
+checkpoint="$repo/tests/data/fixtures/reference/tiny-fanin/checkpoint"
 consumer="$repo/tests/js/package/consumer"
 [ -f "$repo/dist/index.node.js" ] && [ -f "$repo/dist/wasm/laya-core.wasm" ] || {
   echo "package-test: dist/ is not built (npm run build)" >&2; exit 1; }

@@ -14,7 +14,7 @@ namespace laya::fuzz {
 
 // A fixture the harness cannot run without: a missing file is a setup error, not a finding.
 inline std::string read_fixture(const std::string& relative) {
-  const std::string path = std::string(LAYA_SHARED_DIR) + "/fixtures/" + relative;
+  const std::string path = std::string(LAYA_FIXTURES_DIR) + "/" + relative;
   std::ifstream in(path, std::ios::binary);
   if (!in.good()) {
     std::fprintf(stderr, "fuzz harness: cannot open %s\n", path.c_str());

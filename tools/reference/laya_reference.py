@@ -4,7 +4,7 @@ Reads our checkpoint directory (model.safetensors + rl_agent_config.json + encod
 with its own small safetensors reader; one unpadded sequence at a time (spec 3.9).
 Run with Debian's /usr/bin/python3 (python3-torch 1.13, python3-numpy).
 
-  /usr/bin/python3 tools/reference/laya_reference.py --check /work/shared/fixtures/reference/tiny-fanin
+  /usr/bin/python3 tools/reference/laya_reference.py --check tests/data/fixtures/reference/tiny-fanin
 """
 import argparse
 import json

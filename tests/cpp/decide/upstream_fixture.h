@@ -1,4 +1,4 @@
-// Loads the upstream recorded cases (../shared/fixtures/upstream: cases.jsonl + recorded.jsonl, same
+// Loads the upstream recorded cases (tests/data/fixtures/upstream: cases.jsonl + recorded.jsonl, same
 // order) for the decide tests, and the checkpoint config they were recorded with.
 #pragma once
 
@@ -61,7 +61,7 @@ struct UpstreamCase {
 };
 
 inline const std::string& upstream_dir() {
-  static const std::string dir = std::string(LAYA_SHARED_DIR) + "/fixtures/upstream";
+  static const std::string dir = std::string(LAYA_FIXTURES_DIR) + "/upstream";
   return dir;
 }
 

@@ -17,7 +17,7 @@ namespace laya::kernels {
 TEST_CASE("act features match the PyTorch reference's for the recorded logits") {
   // activations.json records one input's raw marker logits and the act features computed from them.
   for (const char* set : {"tiny-fanin", "small-fanin"}) {
-    const std::string path = std::string(LAYA_SHARED_DIR) + "/fixtures/reference/" + set + "/activations.json";
+    const std::string path = std::string(LAYA_FIXTURES_DIR) + "/reference/" + set + "/activations.json";
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();

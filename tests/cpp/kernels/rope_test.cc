@@ -34,7 +34,7 @@ std::vector<double> numbers(const json::Value& v) {
 
 TEST_CASE("inverse frequencies and the cos/sin of position 1 match the PyTorch reference") {
   // activations.json holds HF's rotary inv_freq and one row of its cos / sin per layer kind.
-  const json::Value a = read_json(std::string(LAYA_SHARED_DIR) + "/fixtures/reference/tiny-fanin/activations.json");
+  const json::Value a = read_json(std::string(LAYA_FIXTURES_DIR) + "/reference/tiny-fanin/activations.json");
   const json::Value* rope = a.find("rope");
   REQUIRE(rope != nullptr);
   int checked = 0;

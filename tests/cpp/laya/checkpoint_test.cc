@@ -62,7 +62,7 @@ TEST_CASE("the layout lists the reference checkpoints' tensors, names, shapes an
 }
 
 TEST_CASE("the English checkpoint has 206 tensors, 205 of them weights") {
-  const std::string dir = std::string(LAYA_SHARED_DIR) + "/fixtures/upstream/english/";
+  const std::string dir = std::string(LAYA_FIXTURES_DIR) + "/upstream/english/";
   auto config = laya::parse_config(laya::testing::read_text(dir + "rl_agent_config.json"),
                                    laya::testing::read_text(dir + "encoder/config.json"));
   REQUIRE(config.ok());

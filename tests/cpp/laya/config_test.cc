@@ -23,7 +23,7 @@ std::string read_text(const std::string& path) {
 }
 
 std::string fixture_file(const std::string& set, const std::string& file) {
-  return read_text(std::string(LAYA_SHARED_DIR) + "/fixtures/reference/" + set + "/checkpoint/" + file);
+  return read_text(std::string(LAYA_FIXTURES_DIR) + "/reference/" + set + "/checkpoint/" + file);
 }
 
 // A JSON object written member by member, so that tests can replace, add or drop one field.
@@ -149,7 +149,7 @@ TEST_CASE("the agent config keeps its calibration as written, by-options entries
 }
 
 TEST_CASE("the upstream English configs parse: 28 layers, every third global") {
-  const std::string dir = std::string(LAYA_SHARED_DIR) + "/fixtures/upstream/english/";
+  const std::string dir = std::string(LAYA_FIXTURES_DIR) + "/upstream/english/";
   auto c = parse_config(read_text(dir + "rl_agent_config.json"), read_text(dir + "encoder/config.json"));
   REQUIRE_MESSAGE(c.ok(), c.error().message);
   const auto& e = c.value().encoder;

@@ -30,7 +30,7 @@ inline std::vector<std::byte> read_bytes(const std::string& path) {
 }
 
 inline std::string reference_checkpoint_dir(const std::string& set) {
-  return std::string(LAYA_SHARED_DIR) + "/fixtures/reference/" + set + "/checkpoint/";
+  return std::string(LAYA_FIXTURES_DIR) + "/reference/" + set + "/checkpoint/";
 }
 
 inline LayaConfig reference_config(const std::string& set) {

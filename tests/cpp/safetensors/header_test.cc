@@ -236,7 +236,7 @@ TEST_CASE("both reference fixture checkpoints have valid headers") {
   for (const Fixture& f : {Fixture{"tiny-fanin", 62, laya::DType::kF32}, Fixture{"small-fanin", 74, laya::DType::kF16}}) {
     const std::string name = f.name;
     CAPTURE(name);
-    auto file = read_file(std::string(LAYA_SHARED_DIR) + "/fixtures/reference/" + f.name + "/checkpoint/model.safetensors");
+    auto file = read_file(std::string(LAYA_FIXTURES_DIR) + "/reference/" + f.name + "/checkpoint/model.safetensors");
     auto header = parse_file_header(file);
     REQUIRE_MESSAGE(header.ok(), header.error().message);
     const auto& h = header.value();
@@ -254,7 +254,7 @@ TEST_CASE("both reference fixture checkpoints have valid headers") {
 }
 
 TEST_CASE("truncated and corrupted copies of a real header are rejected or parsed, never crash") {
-  auto file = read_file(std::string(LAYA_SHARED_DIR) + "/fixtures/reference/tiny-fanin/checkpoint/model.safetensors");
+  auto file = read_file(std::string(LAYA_FIXTURES_DIR) + "/reference/tiny-fanin/checkpoint/model.safetensors");
   auto n = read_header_length(std::span<const std::byte, 8>(file.data(), 8), file.size());
   REQUIRE(n.ok());
   const std::string header(reinterpret_cast<const char*>(file.data()) + 8, n.value());

@@ -24,7 +24,7 @@ inline std::string read_file(const std::string& path) {
 }
 
 inline std::string reference_dir(const char* name) {
-  return std::string(LAYA_SHARED_DIR) + "/fixtures/reference/" + name;
+  return std::string(LAYA_FIXTURES_DIR) + "/reference/" + name;
 }
 
 inline void configure_from(Session& session, const std::string& checkpoint) {

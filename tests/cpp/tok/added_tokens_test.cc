@@ -92,7 +92,7 @@ TEST_CASE("a match inside the spaces an rstrip token swallowed is still emitted,
   // English tokenizer with [MASK] given rstrip and normalized (so it shares a trie with the space
   // tokens): HF gives [MASK] then the three-space token 50275 again, then x.
   std::string json = laya::tok::testing::read_file(
-      laya::tok::testing::shared_path("fixtures/upstream/english/tokenizer/tokenizer.json"));
+      laya::tok::testing::fixture_path("upstream/english/tokenizer/tokenizer.json"));
   const size_t mask = json.find("\"content\": \"[MASK]\"");
   REQUIRE(mask != std::string::npos);
   for (const std::string flag : {"\"rstrip\": false", "\"normalized\": false"}) {
@@ -100,8 +100,8 @@ TEST_CASE("a match inside the spaces an rstrip token swallowed is still emitted,
     REQUIRE(at != std::string::npos);
     json.replace(at, flag.size(), flag.substr(0, flag.size() - 5) + "true");
   }
-  auto t = laya::tok::Tokenizer::load(json, laya::tok::testing::read_file(laya::tok::testing::shared_path(
-                                                "fixtures/upstream/english/tokenizer/tokenizer_config.json")));
+  auto t = laya::tok::Tokenizer::load(json, laya::tok::testing::read_file(laya::tok::testing::fixture_path(
+                                                "upstream/english/tokenizer/tokenizer_config.json")));
   REQUIRE(t.ok());
   CHECK(t.value().encode("[MASK]   x") == Ids{50284, 50275, 89});
   CHECK(t.value().encode("a [MASK]  b") == Ids{66, 50284, 50276, 67});

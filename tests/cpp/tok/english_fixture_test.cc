@@ -10,7 +10,7 @@
 
 using laya::tok::testing::english;
 using laya::tok::testing::read_file;
-using laya::tok::testing::shared_path;
+using laya::tok::testing::fixture_path;
 
 namespace {
 
@@ -23,7 +23,7 @@ std::vector<int32_t> ids_of(const laya::json::Value& list) {
 }  // namespace
 
 TEST_CASE("every recorded piece of every upstream case encodes to the recorded ids") {
-  std::istringstream lines(read_file(shared_path("fixtures/upstream/recorded.jsonl")));
+  std::istringstream lines(read_file(fixture_path("upstream/recorded.jsonl")));
   std::string line;
   size_t pieces = 0, cases = 0, mismatches = 0;
   const auto check = [&](const std::string& text, const laya::json::Value& expected, const std::string& where) {

@@ -19,7 +19,7 @@ inline std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-inline std::string shared_path(const std::string& rel) { return std::string(LAYA_SHARED_DIR) + "/" + rel; }
+inline std::string fixture_path(const std::string& rel) { return std::string(LAYA_FIXTURES_DIR) + "/" + rel; }
 inline std::string data_path(const std::string& rel) { return std::string(LAYA_TEST_DATA_DIR) + "/" + rel; }
 
 // Loads tokenizer.json + tokenizer_config.json from a directory.
@@ -31,7 +31,7 @@ inline Tokenizer load_dir(const std::string& dir) {
 
 // The English (ModernBERT) tokenizer of the upstream fixtures, loaded once per test binary.
 inline const Tokenizer& english() {
-  static const Tokenizer t = load_dir(shared_path("fixtures/upstream/english/tokenizer"));
+  static const Tokenizer t = load_dir(fixture_path("upstream/english/tokenizer"));
   return t;
 }
 

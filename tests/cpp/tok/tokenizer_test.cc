@@ -10,17 +10,17 @@
 using laya::tok::Tokenizer;
 using laya::tok::testing::english;
 using laya::tok::testing::read_file;
-using laya::tok::testing::shared_path;
+using laya::tok::testing::fixture_path;
 using Ids = std::vector<int32_t>;
 
 namespace {
 
 const std::string& english_json() {
-  static const std::string s = read_file(shared_path("fixtures/upstream/english/tokenizer/tokenizer.json"));
+  static const std::string s = read_file(fixture_path("upstream/english/tokenizer/tokenizer.json"));
   return s;
 }
 const std::string& english_config() {
-  static const std::string s = read_file(shared_path("fixtures/upstream/english/tokenizer/tokenizer_config.json"));
+  static const std::string s = read_file(fixture_path("upstream/english/tokenizer/tokenizer_config.json"));
   return s;
 }
 

@@ -8,24 +8,24 @@
 #include "tok_test_files.h"
 
 using laya::tok::testing::load_dir;
-using laya::tok::testing::shared_path;
+using laya::tok::testing::fixture_path;
 using Ids = std::vector<int32_t>;
 
 TEST_CASE("both reference checkpoints' tokenizers load with their special ids") {
-  const auto tiny = load_dir(shared_path("fixtures/reference/tiny-fanin/checkpoint/tokenizer"));
+  const auto tiny = load_dir(fixture_path("reference/tiny-fanin/checkpoint/tokenizer"));
   CHECK(tiny.special_ids().pad == 0);
   CHECK(tiny.special_ids().cls == 1);
   CHECK(tiny.special_ids().sep == 2);
   CHECK(tiny.special_ids().mask == 511);
   CHECK(tiny.vocab_size() == 512);
   CHECK(tiny.mask_literal() == "[MASK]");
-  const auto small = load_dir(shared_path("fixtures/reference/small-fanin/checkpoint/tokenizer"));
+  const auto small = load_dir(fixture_path("reference/small-fanin/checkpoint/tokenizer"));
   CHECK(small.special_ids().mask == 1023);
   CHECK(small.vocab_size() == 1024);
 }
 
 TEST_CASE("WordLevel splits on white space and maps unknown words to unk") {
-  const auto t = load_dir(shared_path("fixtures/reference/tiny-fanin/checkpoint/tokenizer"));
+  const auto t = load_dir(fixture_path("reference/tiny-fanin/checkpoint/tokenizer"));
   CHECK(t.encode("w5 w7  [MASK] unknown\tw510") == Ids{5, 7, 511, 3, 510});
   CHECK(t.encode("w4[MASK]w5") == Ids{4, 511, 5});  // special tokens split words
   CHECK(t.encode("[CLS]w4 [SEP]") == Ids{1, 4, 2});

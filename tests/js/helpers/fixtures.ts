@@ -1,13 +1,13 @@
-// Paths of the shared read-only fixtures the tests use (../shared/fixtures, see its README).
+// Paths of the fixtures the tests use (tests/data/fixtures, see its README).
 import { expect } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const kRepoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const kSharedDir = process.env['LAYA_SHARED_DIR'] ?? join(kRepoRoot, '..', 'shared');
-export const kTinyCheckpoint = join(kSharedDir, 'fixtures', 'reference', 'tiny-fanin', 'checkpoint');
-export const kUpstreamDir = join(kSharedDir, 'fixtures', 'upstream');
+export const kFixturesDir = join(kRepoRoot, 'tests', 'data', 'fixtures');
+export const kTinyCheckpoint = join(kFixturesDir, 'reference', 'tiny-fanin', 'checkpoint');
+export const kUpstreamDir = join(kFixturesDir, 'upstream');
 
 /** The data section of a safetensors file: every byte after the 8-byte length and the header. */
 export function safetensorsDataSection(path: string): Uint8Array {

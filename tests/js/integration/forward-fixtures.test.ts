@@ -7,13 +7,13 @@ import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import type { ForwardRequest, ForwardResult } from '../../../web/src/request.js';
 import { startCheckpointServer } from '../helpers/checkpoint-server.js';
-import { kSharedDir, safetensorsDataSection } from '../helpers/fixtures.js';
+import { kFixturesDir, safetensorsDataSection } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 
 interface Fixture extends ForwardRequest, ForwardResult {}
 
 const quiet = { wasm: kWasm, onWarning: () => undefined };
-const setDir = (name: string): string => join(kSharedDir, 'fixtures', 'reference', name);
+const setDir = (name: string): string => join(kFixturesDir, 'reference', name);
 const fixtureOf = (name: string): Fixture => JSON.parse(readFileSync(join(setDir(name), 'fixture.json'), 'utf8')) as Fixture;
 
 /** Every value's error relative to max(1, |expected|), and the inputs whose argmax moved. */

@@ -19,7 +19,7 @@ import type { ForwardRequest, ForwardResult } from '../../../web/src/request.js'
 import type { Runtime } from '../../../web/src/runtime.js';
 import { FakeCore } from '../helpers/fake-core.js';
 import { startFlakyServer, type FlakyBehaviour, type FlakyServer } from '../helpers/flaky-server.js';
-import { expectSameBytes, kSharedDir, kTinyCheckpoint, safetensorsDataSection } from '../helpers/fixtures.js';
+import { expectSameBytes, kFixturesDir, kTinyCheckpoint, safetensorsDataSection } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 
 const kPrefix = '/org/tiny/resolve/main/';
@@ -284,7 +284,7 @@ describe('resumableBody on answers a test server does not give', () => {
 
 describeWithCore('a resumed load in the real wasm module', () => {
   test('answers bit for bit like a clean load, after one drop and after two', async () => {
-    const fixture = JSON.parse(readFileSync(join(kSharedDir, 'fixtures', 'reference', 'tiny-fanin', 'fixture.json'), 'utf8')) as ForwardRequest;
+    const fixture = JSON.parse(readFileSync(join(kFixturesDir, 'reference', 'tiny-fanin', 'fixture.json'), 'utf8')) as ForwardRequest;
     const request: ForwardRequest = { inputs: fixture.inputs, embed_inputs: fixture.embed_inputs ?? [] };
     const quiet = { wasm: kWasm, onWarning: (): void => undefined };
     const clean = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, quiet);
