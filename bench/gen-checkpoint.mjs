@@ -1,4 +1,4 @@
-// Random Laya checkpoints for the benchmarks (spec 1.1 / 1.5): configs copied from the English
+// Random Laya checkpoints for the benchmarks (laya-spec §1.1 / §1.5): configs copied from the English
 // checkpoint with the shapes changed, the English tokenizer, and a model.safetensors of F16 weights
 // drawn uniformly with std 1/sqrt(fan_in) (so activations stay sane through 28 layers), written
 // streaming from a seeded xorshift PRNG through a 65536-entry F16 quantile table per scale.
@@ -16,7 +16,7 @@ export const kShapes = {
   'base-f16': { d: 768, layers: 22, heads: 12, inter: 1152, vocab: 50368, headLayers: 2, acts: 1 },
 };
 
-/** Every tensor of spec 1.5 in module order: [name, shape, kind], kind = 'w' (fan-in scaled), 'norm', 'bias', 'f32one'. */
+/** Every tensor of laya-spec §1.5 in module order: [name, shape, kind], kind = 'w' (fan-in scaled), 'norm', 'bias', 'f32one'. */
 export function tensorList(s) {
   const { d, layers, inter, vocab, headLayers } = s;
   const t = [];

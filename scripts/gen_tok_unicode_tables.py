@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regenerates cpp/tok/unicode_tables.cc: the Unicode data the tokenizer needs (spec 4.3).
+"""Regenerates cpp/tok/unicode_tables.cc: the Unicode data the tokenizer needs (laya-spec §4.3).
 
 Two sources, because Hugging Face `tokenizers` itself mixes Unicode versions (measured against the
 `tokenizers` 0.23.2 npm binary, see tests/data/tok/README.md):

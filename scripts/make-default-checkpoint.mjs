@@ -2,8 +2,9 @@
 // Writes the demo's bundled default checkpoint: a tiny RANDOM Laya model (d 64, 1 head, 4 encoder
 // layers G S S G, window 16, 2 head layers, F16) with the real English ModernBERT tokenizer and
 // the English rl_agent_config.json, so real text tokenizes for real but the answers mean nothing.
-// Deterministic (seeded PRNG); every tensor of spec 1.5 in module order plus the F32 `temperature`
-// buffer. Usage: node scripts/make-default-checkpoint.mjs [outDir] (default build/default-checkpoint).
+// Deterministic (seeded PRNG); every tensor of laya-spec §1.5 in module order plus the F32
+// `temperature` buffer.
+// Usage: node scripts/make-default-checkpoint.mjs [outDir] (default build/default-checkpoint).
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +55,7 @@ function toHalf(value) {
   return sign | (half + (rest > 0x1000 || (rest === 0x1000 && (half & 1)) ? 1 : 0));
 }
 
-/** Spec 1.5, in module order: [name, shape, kind] with kind "matrix" | "norm" | "bias". */
+/** laya-spec §1.5, in module order: [name, shape, kind] with kind "matrix" | "norm" | "bias". */
 function tensorList({ vocab, d, layers, inter, headLayers, actions }) {
   const list = [['encoder.embeddings.tok_embeddings.weight', [vocab, d], 'matrix'],
     ['encoder.embeddings.norm.weight', [d], 'norm']];

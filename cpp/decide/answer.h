@@ -1,5 +1,5 @@
 // Typed answers from a question's raw option logits and act logits, as upstream's
-// Agent._decode_answers builds them (spec 5): the temperature of the question's bucket, numpy's
+// Agent._decode_answers builds them (laya-spec §5): the temperature of the question's bucket, numpy's
 // f32 softmax, the per-type fields, entropy confidence, answer_confidence, the act probability,
 // every number through Python's round(x, 4), emitted as json.dumps text in upstream's key order.
 #pragma once
@@ -25,7 +25,7 @@ double clamp_temperature(const json::Value& raw);
 // temp_bucket: "<type>:2" for k <= 2, ":3-5", ":6-10", ":11+".
 std::string temperature_bucket(QType type, size_t option_count);
 
-// The checkpoint's calibration, already clamped (spec 5.1).
+// The checkpoint's calibration, already clamped (laya-spec §5.1).
 struct Calibration {
   std::array<double, 3> by_type{1.0, 1.0, 1.0};              // `temperature` (choice, score, noul)
   std::vector<std::pair<std::string, double>> by_options;  // `temperature_by_options`, key order

@@ -1,7 +1,7 @@
 // numpy's float32 exp and log as its x86 SIMD loops compute them (AVX2+FMA3 and AVX512F give the
 // same bits), and numpy's pairwise summation: upstream's softmax and entropy run through these,
-// and libm's last-bit differences move a 4-decimal probability often enough to matter (spec 5.2,
-// 7.21). Scalar, one lane at a time, with std::fma wherever numpy uses fmadd.
+// and libm's last-bit differences move a 4-decimal probability often enough to matter
+// (laya-spec §5.2, §7.21). Scalar, one lane at a time, with std::fma wherever numpy uses fmadd.
 #pragma once
 
 #include <span>

@@ -1,7 +1,7 @@
 // Python's float semantics where upstream's output depends on them: `repr(float)` (the shortest
 // digits that read back to the same double, spelled as CPython spells them) and `round(x, n)`
-// (correctly rounded from the exact binary value, ties to even). Spec 4.2 (state and criterion
-// numbers) and 5.6 (rounding). Built on snprintf/strtod only: Emscripten 3.1.6's libc++ has no
+// (correctly rounded from the exact binary value, ties to even). laya-spec §4.2 (state and
+// criterion numbers) and §5.6 (rounding). Built on snprintf/strtod only: Emscripten 3.1.6's libc++ has no
 // floating std::to_chars.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Python's json.dumps over a parsed JSON value, byte for byte: separators ", " and ": ", members
 // in order with Python's dict semantics for duplicate keys, ints exactly as written, floats as
 // repr(float(text)), NaN / Infinity literals, ensure_ascii on or off. Upstream renders states,
-// criteria and structured instructions with it (spec 4.1, 4.2), so token ids depend on every byte.
+// criteria and structured instructions with it (laya-spec §4.1, §4.2), and every byte counts.
 #pragma once
 
 #include <string>

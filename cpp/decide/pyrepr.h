@@ -1,5 +1,5 @@
 // Python's view of a JSON value as json.loads builds it (dict, list, str, int, float, bool,
-// None): repr and str for upstream's validation messages and option texts (spec 4.1, 4.2), the
+// None): repr and str for upstream's validation messages and option texts (laya-spec §4.1, §4.2), the
 // type names those messages print, and dict-key equality (1 == 1.0 == True) for label lists.
 #pragma once
 

@@ -1,5 +1,5 @@
 // A request's questions, validated and normalized as current upstream does (Agent._check_question
-// then Agent._to_internal, spec 4.1): same checks in the same order, same messages, Python dict
+// then Agent._to_internal, laya-spec §4.1): same checks in the same order, same messages, Python dict
 // semantics for duplicate keys, list labels merged as dict keys merge (1, 1.0 and true are one).
 #pragma once
 
@@ -11,7 +11,7 @@
 
 namespace laya::decide {
 
-enum class QType { kChoice = 0, kScore = 1, kNoul = 2 };  // the type embedding row (spec 3.5)
+enum class QType { kChoice = 0, kScore = 1, kNoul = 2 };  // the type embedding row (laya-spec §3.5)
 
 const char* qtype_name(QType type);  // "choice", "score", "noul"
 

@@ -1,4 +1,4 @@
-// The texts upstream hands the tokenizer (spec 4.2): the serialized state, the question head and
+// The texts upstream hands the tokenizer (laya-spec §4.2): the serialized state, the question head and
 // each option, with the tokenizer's mask literal scrubbed to one space so that user text can
 // never plant a marker.
 #pragma once

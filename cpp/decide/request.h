@@ -1,6 +1,6 @@
 // One predict(state, questions) call end to end, given the pieces that live elsewhere: a text
 // encoder (the tokenizer, special tokens off), the special ids and mask literal, the budgets and
-// calibration of the checkpoint, and a forward callback that runs the model on the rows (spec 0).
+// calibration of the checkpoint, and a forward callback that runs the model on the rows (laya-spec §0).
 // Split in two so a caller can run the model in between: prepare_request (validation, rendering,
 // tokenization, build_sequence) and answer_request (the response JSON from the model's outputs).
 #pragma once

@@ -1,4 +1,4 @@
-// One question's token sequence, upstream's build_sequence (spec 4.4):
+// One question's token sequence, upstream's build_sequence (laya-spec §4.4):
 //   [CLS] head [SEP] [MASK] opt0 [MASK] opt1 ... [SEP] state [SEP]
 // with the head and the options sharing head_max_len, the state taking what max_len leaves, and a
 // marker at each option's [MASK].

@@ -1,4 +1,4 @@
-// A batch: sequences packed end to end with no padding (docs/architecture.md, spec 3.9: each
+// A batch: sequences packed end to end with no padding (docs/architecture.md, laya-spec §3.9: each
 // sequence runs unpadded, positions restart at 0). Markers are token indices within their own
 // sequence; a sequence may have none (embedding batches).
 #pragma once

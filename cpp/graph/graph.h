@@ -97,14 +97,14 @@ struct GatherMarkers {
 };
 
 // Per sequence: its first row followed by [top1, top1 - top2, entropy / ln k, k / 255] over the
-// softmax of its markers' logits (k = max(markers, 2)), Laya's act head input (spec 3.8).
+// softmax of its markers' logits (k = max(markers, 2)), Laya's act head input (laya-spec §3.8).
 struct ActFeatures {
   ValueId h;       // token rows
   ValueId logits;  // marker rows, one wide
   ValueId out;     // sequence rows, h's width + 4
 };
 
-// Per sequence, the mean of its token rows (spec 3.10).
+// Per sequence, the mean of its token rows (laya-spec §3.10).
 struct MeanPool {
   ValueId h;    // token rows
   ValueId out;  // sequence rows, as wide as h

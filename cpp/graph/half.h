@@ -1,5 +1,5 @@
 // Exact conversions of stored 16-bit floats (IEEE half, bfloat16) to f32: the one scalar version
-// in the project (spec 1.5: "convert each half to float exactly"). Every F16 and BF16 value is
+// in the project (laya-spec §1.5: "convert each half to float exactly"). Every F16 and BF16 value is
 // representable in f32, so the conversion is exact, NaN payloads and signed zeros included. The
 // kernels' SIMD twins are tested against these.
 #pragma once

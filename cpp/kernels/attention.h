@@ -1,7 +1,7 @@
-// Self attention within each sequence over fused [q | k | v] token rows (spec 3.3, 3.6): per head of
-// 64 (q at columns h·64, k at d + h·64, v at 2d + h·64), scores q·k × 0.125, softmax over the keys
-// the query sees, weighted sum of v; heads concatenated in order. With a window w, key j is
-// visible to query i iff |i − j| <= w (inclusive, no causal mask); without one, every key of the
+// Self attention within each sequence over fused [q | k | v] token rows (laya-spec §3.3, §3.6): per
+// head of 64 (q at columns h·64, k at d + h·64, v at 2d + h·64), scores q·k × 0.125, softmax over
+// the keys the query sees, weighted sum of v; heads concatenated in order. With a window w, key j
+// is visible to query i iff |i − j| <= w (inclusive, no causal mask); without one, every key of the
 // sequence is.
 #pragma once
 

@@ -1,6 +1,6 @@
-// Table lookups by id: Embed (out[t] = table[ids[t]], spec 3.2) and AddType (every row of sequence s
-// gets table[qtype[s]] added, spec 3.5). Both convert the stored rows to f32 exactly; they are
-// memory bound and have only scalar kernels.
+// Table lookups by id: Embed (out[t] = table[ids[t]], laya-spec §3.2) and AddType (every row of
+// sequence s gets table[qtype[s]] added, laya-spec §3.5). Both convert the stored rows to f32
+// exactly; they are memory bound and have only scalar kernels.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The exact (erf) GELU, 0.5·x·(1 + erf(x/√2)) (spec 3.3: never the tanh form), and GeGlu,
-// out = gelu(x[:, :n]) * x[:, n:] over rows twice as wide as out (spec 3.3, the encoder MLP).
+// The exact (erf) GELU, 0.5·x·(1 + erf(x/√2)) (laya-spec §3.3: never the tanh form), and GeGlu,
+// out = gelu(x[:, :n]) * x[:, n:] over rows twice as wide as out (laya-spec §3.3, the encoder MLP).
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// GEMM, out = epilogue(a · wᵀ + b): a is [m, k] f32, w the [n, k] weight in its stored dtype
-// (F32 / F16 / BF16, any alignment), b an optional [n] f32 bias (spec 3.3, 3.6-3.8: every Linear).
+// GEMM, out = epilogue(a · wᵀ + b): a is [m, k] f32, w the [n, k] weight in its stored dtype (F32 /
+// F16 / BF16, any alignment), b an optional [n] f32 bias (laya-spec §3.3, §3.6-3.8: every Linear).
 //
 // Every kernel sums each output in k order from 0 with f32 products and adds (no FMA), then adds the
 // bias, then applies the epilogue; so the scalar and SIMD kernels agree bit for bit except where the

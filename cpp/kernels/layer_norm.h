@@ -1,4 +1,4 @@
-// LayerNorm over each row (spec 3.2): mean and biased variance in f64, then
+// LayerNorm over each row (laya-spec §3.2): mean and biased variance in f64, then
 // out = (x - mean) / sqrt(var + eps) · w (+ b), computed in f64 and rounded once to f32. The
 // reference is PyTorch fp32; f64 statistics are at least as accurate and make the result
 // independent of how a kernel orders its sums (up to the final rounding).

@@ -1,4 +1,4 @@
-// Scalar GatherMarkers and ActFeatures (spec 3.7, 3.8).
+// Scalar GatherMarkers and ActFeatures (laya-spec §3.7, §3.8).
 #include "kernels/markers.h"
 
 #include <algorithm>

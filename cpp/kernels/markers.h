@@ -1,5 +1,5 @@
-// The ops that read the option markers: GatherMarkers (the token row of each marker, spec 3.7) and
-// ActFeatures (spec 3.8: per sequence its first token row followed by
+// The ops that read the option markers: GatherMarkers (the token row of each marker,
+// laya-spec §3.7) and ActFeatures (laya-spec §3.8: per sequence its first token row followed by
 // [top1, top1 − top2, entropy / ln k_eff, k_eff / 255] over the f32 softmax of its marker logits,
 // k_eff = max(k, 2), entropy −Σ p·ln(max(p, 1e-9)), top2 = 0 for a single marker).
 // Both are tiny next to the encoder and have only scalar kernels.

@@ -1,4 +1,4 @@
-// The scalar MeanPool (spec 3.10).
+// The scalar MeanPool (laya-spec §3.10).
 #include "kernels/mean_pool.h"
 
 namespace laya::kernels {

@@ -1,4 +1,4 @@
-// MeanPool (spec 3.10): per sequence, the mean of its token rows, every token included (specials
+// MeanPool (laya-spec §3.10): per sequence, the mean of its token rows, every token included (specials
 // too; a packed batch has no padding). Summed in f64 and rounded once, so the result does not
 // depend on the sequence's length beyond the math.
 #pragma once

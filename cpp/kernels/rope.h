@@ -1,4 +1,4 @@
-// Rotary position embedding, Hugging Face's "default" rotary as ModernBERT applies it (spec 3.3):
+// Rotary position embedding, Hugging Face's "default" rotary as ModernBERT applies it (laya-spec §3.3):
 // half-split (dim j pairs with j + 32 in each 64-wide head), q and k only, positions counting from 0
 // at the start of each sequence. inv_freq[j] = 1 / theta^(2j/64) in f32, angle = f32(pos)·inv_freq[j]
 // rounded to f32, then its f32 cos and sin; x'[j] = x[j]·c − x[j+32]·s, x'[j+32] = x[j+32]·c + x[j]·s.

@@ -1,4 +1,4 @@
-// Tensor names and shapes follow spec 1.5 (PyTorch Linear weights are [out, in]). Matching is by
+// Tensor names and shapes follow laya-spec §1.5 (PyTorch Linear weights are [out, in]). Matching is by
 // exact name, or by one of the alternative spellings of MLX conversions; a file holding a tensor
 // under two spellings is ambiguous and rejected.
 #include "laya/checkpoint.h"

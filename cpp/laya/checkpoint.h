@@ -1,5 +1,5 @@
-// The tensors a Laya config implies (spec 1.5) and the check of a safetensors header against them
-// (spec 1.6), which runs on the header alone, before any weight byte arrives. The layout below is
+// The tensors a Laya config implies (laya-spec §1.5) and the check of a safetensors header against them
+// (laya-spec §1.6), which runs on the header alone, before any weight byte arrives. The layout below is
 // the single list of Laya's tensors: it gives each its WeightId, which the graph builder uses.
 #pragma once
 
@@ -15,17 +15,18 @@
 
 namespace laya {
 
-// The act head's hidden width, fixed by upstream's DecisionModel (spec 1.5: act_head.0 is [256, d+4]).
+// The act head's hidden width, fixed by upstream's DecisionModel (laya-spec §1.5: act_head.0 is
+// [256, d+4] in every checkpoint).
 inline constexpr int64_t kActHeadHidden = 256;
 
 struct ExpectedTensor {
   std::string name;                  // upstream's spelling
-  std::vector<std::string> aliases;  // spellings of MLX conversions, also accepted (spec 1.5)
+  std::vector<std::string> aliases;  // spellings of MLX conversions, also accepted (laya-spec §1.5)
   std::vector<int64_t> shape;
 };
 
 struct EncoderLayerWeights {
-  std::optional<WeightId> attn_norm;  // absent on layer 0: its attention reads the residual (spec 3.3)
+  std::optional<WeightId> attn_norm;  // none on layer 0 (laya-spec §3.3): attention reads the residual
   WeightId wqkv, wo, mlp_norm, wi, mlp_wo;
 };
 
@@ -52,7 +53,7 @@ struct CheckpointLayout {
 
 CheckpointLayout checkpoint_layout(const LayaConfig& config);
 
-// The calibration buffer every published checkpoint carries (spec 1.2): allowed with shape [3] in
+// The calibration buffer every published checkpoint carries (laya-spec §1.2): allowed with shape [3] in
 // any float dtype, never used (calibration comes from rl_agent_config.json).
 inline constexpr std::string_view kTemperatureBuffer = "temperature";
 

@@ -143,8 +143,8 @@ Error unscaled_rope_only(const Fields& f, const std::string& field) {
 }
 
 // RoPE bases: transformers 4's global_rope_theta / local_rope_theta, overridden per layer kind by
-// transformers 5's rope_parameters (spec 1.3; ignoring it would run mmBERT's local layers with the
-// wrong base, the upstream bug of spec 7.4).
+// transformers 5's rope_parameters (laya-spec §1.3; ignoring it would run mmBERT's local layers
+// with the wrong base, the upstream bug of laya-spec §7.4).
 Status parse_rope(const Fields& f, EncoderConfig& config) {
   LAYA_ASSIGN_OR_RETURN(config.global_rope_theta, f.positive_number("global_rope_theta", 160000.0));
   LAYA_ASSIGN_OR_RETURN(config.local_rope_theta, f.positive_number("local_rope_theta", 10000.0));
@@ -180,7 +180,7 @@ Status parse_rope(const Fields& f, EncoderConfig& config) {
   return {};
 }
 
-// Upstream builds the encoder with the config's dtype (spec 3.1), so a float16 / bfloat16 config
+// Upstream builds the encoder with the config's dtype (laya-spec §3.1), so a float16 / bfloat16 config
 // would make it compute the encoder in half precision. This engine computes in f32 only and would
 // silently give other answers, so such configs are refused rather than run differently.
 Status check_dtype(const Fields& f) {

@@ -1,5 +1,5 @@
-// The two configs of a Laya checkpoint (spec 1.2, 1.3, 1.6): `rl_agent_config.json` (the decision
-// head, budgets, calibration) and `encoder/config.json` (Hugging Face ModernBERT, both the
+// The two configs of a Laya checkpoint (laya-spec §1.2, §1.3, §1.6): `rl_agent_config.json` (the
+// decision head, budgets, calibration) and `encoder/config.json` (Hugging Face ModernBERT, both the
 // transformers 4 and 5 layouts). Parsing validates everything the graph builder and the answer
 // code rely on, with laya-mlx's checks and messages; the shapes of the weights are checked later,
 // against the safetensors header (laya/checkpoint.h).
@@ -17,7 +17,7 @@
 
 namespace laya {
 
-// Every attention head in the encoder and the decision head is 64 wide (spec 1.3).
+// Every attention head in the encoder and the decision head is 64 wide (laya-spec §1.3).
 inline constexpr int64_t kHeadDim = 64;
 
 // What a ModernBERT layer attends to: every key, or a window around the query.
@@ -51,7 +51,7 @@ struct LayaConfig {
   int64_t head_max_len = 192;
   std::vector<std::string> act_costs;  // the act names, in file order; only their count matters
   // Raw calibration temperatures (choice, score, noul) and per-bucket ones in file order, as
-  // written; the answer code clamps them (spec 5.1).
+  // written; the answer code clamps them (laya-spec §5.1).
   std::array<double, 3> temperature = {1.0, 1.0, 1.0};
   std::vector<std::pair<std::string, double>> temperature_by_options;
   std::optional<std::string> model_name;

@@ -7,7 +7,7 @@ namespace laya {
 
 namespace {
 
-// Layer norm of the encoder: no bias, the config's eps (spec 3.2-3.4).
+// Layer norm of the encoder: no bias, the config's eps (laya-spec §3.2-3.4).
 ValueId encoder_norm(Graph& g, ValueId x, WeightId w, double eps) {
   ValueId out = g.value(g.shape(x).rows, g.shape(x).width);
   g.push(ops::LayerNorm{.x = x, .w = w, .b = std::nullopt, .eps = eps, .out = out});
@@ -31,7 +31,8 @@ void gemm_accumulate(Graph& g, ValueId a, WeightId w, std::optional<WeightId> b,
   g.push(ops::Gemm{.a = a, .w = w, .b = b, .epilogue = Epilogue::kAccumulate, .out = residual});
 }
 
-// Embeddings, the encoder layers and the final norm (spec 3.2-3.4); returns the final norm's output.
+// Embeddings, the encoder layers and the final norm (laya-spec §3.2-3.4); returns the final norm's
+// output, the encoder's last_hidden_state.
 ValueId add_encoder(Graph& g, const LayaConfig& config, const LayaWeights& w) {
   const EncoderConfig& e = config.encoder;
   const int64_t d = e.hidden_size;
@@ -58,7 +59,7 @@ ValueId add_encoder(Graph& g, const LayaConfig& config, const LayaWeights& w) {
   return encoder_norm(g, h, w.final_norm, e.norm_eps);
 }
 
-// A PyTorch TransformerEncoderLayer with norm_first, ReLU, FFN 4d, heads of 64 (spec 3.6).
+// A PyTorch TransformerEncoderLayer with norm_first, ReLU, FFN 4d, heads of 64 (laya-spec §3.6).
 void add_head_layer(Graph& g, ValueId h, int64_t d, const HeadLayerWeights& layer) {
   ValueId a = head_norm(g, h, layer.norm1_w, layer.norm1_b);
   ValueId qkv = gemm(g, a, layer.in_proj_w, layer.in_proj_b, 3 * d, Epilogue::kNone);
@@ -79,14 +80,14 @@ Graph build_decision_graph(const LayaConfig& config, const LayaWeights& w) {
   g.push(ops::AddType{.h = h, .table = w.type_emb});
   for (const HeadLayerWeights& layer : w.head_layers) add_head_layer(g, h, d, layer);
 
-  // Scorer at the markers (spec 3.7): LayerNorm, Linear + GELU, Linear to one logit.
+  // Scorer at the markers (laya-spec §3.7): LayerNorm, Linear + GELU, Linear to one logit.
   ValueId z = g.value(Rows::kMarkers, d);
   g.push(ops::GatherMarkers{.h = h, .out = z});
   ValueId s = head_norm(g, z, w.scorer_norm_w, w.scorer_norm_b);
   ValueId u = gemm(g, s, w.scorer_hidden_w, w.scorer_hidden_b, d, Epilogue::kGelu);
   g.logits = gemm(g, u, w.scorer_out_w, w.scorer_out_b, 1, Epilogue::kNone);
 
-  // Act head (spec 3.8): [first row | 4 features of the uncalibrated option distribution].
+  // Act head (laya-spec §3.8): [first row | 4 features of the uncalibrated option distribution].
   ValueId features = g.value(Rows::kSeqs, d + 4);
   g.push(ops::ActFeatures{.h = h, .logits = *g.logits, .out = features});
   ValueId hidden = gemm(g, features, w.act_hidden_w, w.act_hidden_b, kActHeadHidden, Epilogue::kGelu);

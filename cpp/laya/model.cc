@@ -1,5 +1,5 @@
 // Binding walks the checkpoint layout once: each matched tensor becomes a WeightView, vectors
-// converted to f32 as they are bound (spec 1.5: F16 values converted exactly) and checked finite,
+// converted to f32 as they are bound (laya-spec §1.5: F16 values converted exactly) and checked finite,
 // matrices left in place for the GEMM to convert as it packs its panels.
 #include "laya/model.h"
 

@@ -1,4 +1,4 @@
-// A Laya model bound to its weights (spec 3, architecture "Weights stay where the loader streamed
+// A Laya model bound to its weights (laya-spec §3, architecture "Weights stay where the loader streamed
 // them"): matrices are views into the checkpoint's data section in their stored dtype; every 1-D
 // weight (norm weights, biases) is converted to f32 once, into a side buffer the model owns. The
 // decision and embedding graphs refer to the weights by id.

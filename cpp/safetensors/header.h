@@ -1,4 +1,4 @@
-// The safetensors header (spec 1.5), read and validated before any weight byte arrives: an 8-byte
+// The safetensors header (laya-spec §1.5), read and validated before any weight byte arrives: an 8-byte
 // little-endian length N, N bytes of JSON mapping tensor names to {dtype, shape, data_offsets}, then
 // the data. A header that passes here describes tensors that tile the data section exactly, so
 // later code can trust every offset and size in it.

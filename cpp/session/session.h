@@ -75,7 +75,7 @@ class Session {
   Result<std::vector<DecisionOutput>> forward_decisions(const Batch& batch, bool each_alone);
   Result<std::vector<std::vector<float>>> forward_embeddings(const Batch& batch, bool each_alone);
 
-  // Typed decisions (spec 4, 5). Needs weights.
+  // Typed decisions (laya-spec §4, §5). Needs weights.
   Result<std::string> predict(const json::Value& state, const json::Value& questions,
                               const decide::Dialect& dialect);
   // The rows a request becomes, and the answer from given outputs: configs and tokenizer only.
@@ -84,10 +84,10 @@ class Session {
   Result<std::string> answer(const decide::PreparedRequest& request,
                              const std::vector<decide::RowOutput>& outputs,
                              const decide::Dialect& dialect) const;
-  // embed_fn_from_agent (spec 3.10): mean-pooled encoder states, one row of d per text.
+  // embed_fn_from_agent (laya-spec §3.10): mean-pooled encoder states, one row of d per text.
   Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts, size_t max_length);
 
-  // The clamping warning of spec 5.1, empty when no temperature was changed.
+  // The clamping warning of laya-spec §5.1, empty when no temperature was changed.
   const std::string& calibration_warning() const { return calibration_warning_; }
   const LayaConfig& config() const { return *config_; }
   MemoryReport memory() const;

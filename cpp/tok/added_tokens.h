@@ -1,7 +1,7 @@
 // Added tokens (tokenizer.json "added_tokens") and their extraction from raw text with Hugging Face
-// semantics (spec 4.3): leftmost-longest matches, non-normalized tokens on the raw text first, then
-// normalized tokens on each normalized gap; `single_word` rejects matches touching a word
-// character (regex \w), `lstrip` / `rstrip` make a match swallow the white space beside it.
+// semantics (laya-spec §4.3): leftmost-longest matches, non-normalized tokens on the raw text
+// first, then normalized tokens on each normalized gap; `single_word` rejects matches touching a
+// word character (regex \w), `lstrip` / `rstrip` make a match swallow the white space beside it.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The BPE model (tokenizer.json "model": {"type": "BPE"}) with Hugging Face semantics (spec 4.3):
+// The BPE model (tokenizer.json "model": {"type": "BPE"}) with Hugging Face semantics (laya-spec §4.3):
 // a word starts as its characters' ids (a character missing from the vocabulary becomes its UTF-8
 // bytes as <0xNN> tokens with byte_fallback, else the unk token, fused when fuse_unk, else it is
 // dropped), then the lowest-ranked adjacent pair is merged, leftmost first, until none applies.

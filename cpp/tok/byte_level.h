@@ -1,4 +1,4 @@
-// Hugging Face's ByteLevel pre-tokenizer (spec 4.3): the GPT-2 split
+// Hugging Face's ByteLevel pre-tokenizer (laya-spec §4.3): the GPT-2 split
 //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 // written out by hand (linear time, no regex engine), and the GPT-2 byte-to-unicode map that
 // turns every byte into a printable character of the BPE vocabulary.

@@ -1,5 +1,5 @@
 // Unicode NFC (canonical decomposition, canonical ordering, canonical composition) with the
-// Unicode 9.0 data Hugging Face tokenizers' NFC normalizer uses (unicode_tables.h; spec 4.3:
+// Unicode 9.0 data Hugging Face tokenizers' NFC normalizer uses (unicode_tables.h; laya-spec §4.3:
 // the English tokenizer declares {"type": "NFC"}).
 #pragma once
 

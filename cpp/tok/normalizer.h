@@ -1,5 +1,5 @@
 // The tokenizer.json "normalizer": NFC, Replace (a literal pattern), Prepend, or a Sequence of them,
-// applied to each stretch of text between non-normalized added tokens (spec 4.3). Others are
+// applied to each stretch of text between non-normalized added tokens (laya-spec §4.3). Others are
 // rejected at load with the type named.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Post-processing for one sequence. Hugging Face truncates the content to max_length minus the
-// number of special tokens the processor adds, dropping tokens from the end (spec 3.10).
+// number of special tokens the processor adds, dropping tokens from the end (laya-spec §3.10).
 #include "tok/post_processor.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The tokenizer.json "post_processor" for a single sequence: the special ids it puts before and
 // after the content (TemplateProcessing "single", BertProcessing, RobertaProcessing; ByteLevel
-// only moves offsets; Sequence applies each in turn), plus Hugging Face truncation (spec 3.10).
+// only moves offsets; Sequence applies each in turn), plus Hugging Face truncation (laya-spec §3.10).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The tokenizer.json "pre_tokenizer": ByteLevel (GPT-2 split + byte-to-unicode map), Metaspace,
-// WhitespaceSplit, or a Sequence of them (spec 4.3). Each step turns words into smaller words.
+// WhitespaceSplit, or a Sequence of them (laya-spec §4.3). Each step turns words into smaller words.
 #pragma once
 
 #include <string>

@@ -146,7 +146,7 @@ Result<Tokenizer> Tokenizer::load(std::string_view tokenizer_json, std::string_v
   }
   t.added_ = AddedVocabulary(std::move(added), t.normalizer_);
 
-  // Special ids by name (spec 1.4), never hard-coded.
+  // Special ids by name (laya-spec §1.4), never hard-coded.
   int32_t* const targets[] = {&t.special_ids_.cls, &t.special_ids_.sep, &t.special_ids_.pad, &t.special_ids_.mask};
   const char* const keys[] = {"cls_token", "sep_token", "pad_token", "mask_token"};
   for (size_t i = 0; i < 4; ++i) {

@@ -1,6 +1,6 @@
 // A checkpoint's tokenizer: tokenizer.json (model, normalizer, pre-tokenizer, added tokens,
 // post-processor) plus the special tokens named in tokenizer_config.json, producing exactly the ids
-// Hugging Face `tokenizers` produces (spec 1.4, 3.10, 4.3). Loading dispatches on the file's
+// Hugging Face `tokenizers` produces (laya-spec §1.4, §3.10, §4.3). Loading dispatches on the file's
 // component types; anything not supported is an unsupported_model error naming the field.
 #pragma once
 
@@ -36,7 +36,7 @@ class Tokenizer {
   // by U+FFFD first (see utf8.h; call utf8_error() to reject it instead).
   std::vector<int32_t> encode(std::string_view text) const;
 
-  // Ids as embed_fn_from_agent gets them (spec 3.10): the post-processor's specials around the
+  // Ids as embed_fn_from_agent gets them (laya-spec §3.10): the post-processor's specials around the
   // content, content cut from the end so that the total fits max_length (the specials always stay,
   // even when max_length is smaller than their count).
   std::vector<int32_t> encode_for_embedding(std::string_view text, size_t max_length) const;

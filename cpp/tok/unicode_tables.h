@@ -1,6 +1,6 @@
 // The Unicode data the tokenizer needs, generated into unicode_tables.cc by
 // scripts/gen_tok_unicode_tables.py (see there for the versions: classes are Unicode 16.0, NFC is
-// Unicode 9.0, as Hugging Face tokenizers has them). Lookups are binary searches (spec 4.3).
+// Unicode 9.0, as Hugging Face tokenizers has them). Lookups are binary searches (laya-spec §4.3).
 #pragma once
 
 #include <cstddef>

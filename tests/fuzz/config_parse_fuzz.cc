@@ -1,6 +1,6 @@
 // libFuzzer harness: parse_config (laya/config.h) on two documents split at the first NUL byte:
 // rl_agent_config.json, then encoder/config.json. Checks that an accepted config keeps the
-// invariants the graph builder relies on (spec 1.2, 1.3).
+// invariants the graph builder relies on (laya-spec §1.2, §1.3).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

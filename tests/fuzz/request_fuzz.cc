@@ -1,6 +1,6 @@
 // libFuzzer harness: the request path with the English tokenizer and checkpoint config:
 // parse_state (text or JSON, per the first byte) and the questions JSON split at the first NUL,
-// then parse_questions and prepare_request (spec 4). Every row built fits max_len, every marker
+// then parse_questions and prepare_request (laya-spec §4). Every row built fits max_len, every marker
 // points at [MASK], and ids stay inside the vocabulary.
 #include <cstddef>
 #include <cstdint>

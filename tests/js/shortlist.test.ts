@@ -1,4 +1,4 @@
-// predictShortlist (spec 5.8) over a fake model: the texts it embeds match upstream's rendering
+// predictShortlist (laya-spec §5.8) over a fake model: the texts it embeds match upstream's rendering
 // (checked against the recorded pieces of fixtures/upstream), ranking is by cosine and stable,
 // the reduced question lists the kept labels in rank order with descriptions as written.
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 """An independent PyTorch fp32 reference of the Laya forward pass (spec section 3), for exporting
 the benchmark's ONNX model (export_onnx.py) and checking it against the reference fixtures.
 Reads our checkpoint directory (model.safetensors + rl_agent_config.json + encoder/config.json)
-with its own small safetensors reader; one unpadded sequence at a time (spec 3.9).
+with its own small safetensors reader; one unpadded sequence at a time (laya-spec §3.9).
 Run with Debian's /usr/bin/python3 (python3-torch 1.13, python3-numpy).
 
   /usr/bin/python3 tools/reference/laya_reference.py --check tests/data/fixtures/reference/tiny-fanin
@@ -41,7 +41,7 @@ def read_safetensors(path):
 
 
 class EncoderConfig:
-    """spec 1.3: both the transformers 4 and 5 layouts."""
+    """laya-spec §1.3: both the transformers 4 and 5 layouts."""
 
     def __init__(self, cfg):
         self.d = cfg["hidden_size"]
@@ -70,7 +70,7 @@ def layer_norm(x, w, b, eps):
 
 
 def gelu(x):
-    return nn.functional.gelu(x)  # exact erf form (spec 3.3)
+    return nn.functional.gelu(x)  # exact erf form (laya-spec §3.3)
 
 
 class LayaReference(nn.Module):
@@ -111,7 +111,7 @@ class LayaReference(nn.Module):
         return x * cos + rotated * sin
 
     def encode(self, ids):
-        """ids: int64 [L] -> final_norm hidden states [L, d] (spec 3.2-3.4)."""
+        """ids: int64 [L] -> final_norm hidden states [L, d] (laya-spec §3.2-3.4)."""
         c = self.cfg
         L = ids.shape[0]
         h = layer_norm(self.p("encoder.embeddings.tok_embeddings.weight")[ids], self.p("encoder.embeddings.norm.weight"), None, c.eps)
@@ -143,7 +143,7 @@ class LayaReference(nn.Module):
         return layer_norm(h, self.p("encoder.final_norm.weight"), None, c.eps)
 
     def forward(self, ids, markers, qtype):
-        """ids [1, L], markers [1, k], qtype [1] (int64) -> logits [1, k], act [1, A] (spec 3.5-3.8)."""
+        """ids [1, L], markers [1, k], qtype [1] (int64) -> logits [1, k], act [1, A] (laya-spec §3.5-3.8)."""
         h = self.encode(ids[0])
         h = h + self.p("type_emb.weight")[qtype[0]]
         h = h[None]
@@ -154,7 +154,7 @@ class LayaReference(nn.Module):
         s = layer_norm(z, self.p("scorer.0.weight"), self.p("scorer.0.bias"), 1e-5)
         u = gelu(s @ self.p("scorer.1.weight").t() + self.p("scorer.1.bias"))
         logits = (u @ self.p("scorer.3.weight").t() + self.p("scorer.3.bias"))[:, 0]
-        # At least two slots (spec 3.8): a -1e4 slot gets p = 0 exactly, so it changes nothing
+        # At least two slots (laya-spec §3.8): a -1e4 slot gets p = 0 exactly, so it changes nothing
         # but gives top2 = 0 for a one-option question.
         padded = torch.cat((logits, torch.full((1,), -1e4)))
         p = torch.softmax(padded, dim=0)
@@ -167,7 +167,7 @@ class LayaReference(nn.Module):
         return logits[None], act[None]
 
     def pooled(self, ids):
-        """Encoder-only mean over every token (spec 3.10)."""
+        """Encoder-only mean over every token (laya-spec §3.10)."""
         return self.encode(ids).mean(dim=0)
 
 

@@ -1,4 +1,4 @@
-// A plain summary of a loaded checkpoint's configs (spec 1.2, 1.3) for callers: shapes, budgets
+// A plain summary of a loaded checkpoint's configs (laya-spec §1.2, §1.3) for callers: shapes, budgets
 // and identity. The engine validates the configs (configure()); this only reads them, with the
 // defaults upstream uses when a field is missing.
 import { LayaError } from './errors.js';

@@ -1,5 +1,5 @@
 // How predict / prepare / answer inputs travel to the engine. JSON text passes through untouched
-// ({ json }) so key order and number spelling survive (spec 7.13: JS reorders integer-like keys
+// ({ json }) so key order and number spelling survive (laya-spec §7.13: JS reorders integer-like keys
 // and prints 1.0 as 1); JS values are serialised with JSON.stringify.
 import { LayaError } from './errors.js';
 
@@ -8,7 +8,7 @@ export interface JsonText {
   json: string;
 }
 
-/** A question (spec 4.1). */
+/** A question (laya-spec §4.1). */
 export interface Question {
   type: 'choice' | 'score' | 'noul';
   /** Usually a string; any other JSON value is rendered as Python's json.dumps. */
@@ -64,14 +64,14 @@ export interface NoulAnswer {
 }
 export type Answer = ChoiceAnswer | ScoreAnswer | NoulAnswer;
 
-/** Upstream's response (spec 5.7). Use the *Json methods for the exact text (key order, 1.0). */
+/** Upstream's response (laya-spec §5.7). Use the *Json methods for the exact text (key order, 1.0). */
 export interface LayaResponse {
   model: string;
   answers: Record<string, Answer>;
   usage: Usage;
 }
 
-/** The rows a request becomes (spec 4.4). */
+/** The rows a request becomes (laya-spec §4.4). */
 export interface PreparedRequest {
   questions: Array<{ qid: string; ids: number[]; markers: number[]; qtype: number }>;
 }

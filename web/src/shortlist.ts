@@ -1,4 +1,4 @@
-// predict_shortlist (spec 5.8): choice questions with more than k labels are cut to the k labels
+// predict_shortlist (laya-spec §5.8): choice questions with more than k labels are cut to the k labels
 // whose embedding is closest (cosine) to the query (the instructions and the state), and the
 // model sees the shortlisted options in rank order. Built on model.embed and model.predictJson;
 // the questions travel as JSON text so that key order and number spelling survive.
@@ -138,7 +138,7 @@ function labelText(qid: string, item: JsonNode, i: number): string {
   }
 }
 
-/** serialize_state (spec 4.2) without the mask scrub, as upstream's shortlist query uses it. */
+/** serialize_state (laya-spec §4.2) without the mask scrub, as upstream's shortlist query uses it. */
 function serializeState(state: StateInput): string {
   if (typeof state === 'string') return state;
   const node = isJsonText(state) ? parseOrderedJson((state as JsonText).json, 'predictShortlist: state')
@@ -158,7 +158,7 @@ function queryPrefix(instructions: JsonNode | undefined): string {
   }
 }
 
-/** render_options for a choice label, without the leading space (spec 4.2). */
+/** render_options for a choice label, without the leading space (laya-spec §4.2). */
 function optionText(label: string, description: JsonNode | undefined): string {
   if (description === undefined) return label;
   if (description.kind === 'literal' && description.value === null) return label;

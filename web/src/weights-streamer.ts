@@ -1,4 +1,4 @@
-// Streams model.safetensors into wasm memory (design.md "data path"): the first 8 bytes say how
+// Streams model.safetensors into wasm memory (docs/architecture.md "Data path"): the first 8 bytes say how
 // long the header is; the header goes to C++, which validates every tensor against the configs
 // before any weight byte arrives and allocates the data section; then every chunk of the file
 // is written straight to its planned place in HEAPU8, so the file is never whole in JS.

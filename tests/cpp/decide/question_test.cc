@@ -30,7 +30,7 @@ std::vector<Question> parsed(const std::string& questions_json, QuestionOptions 
 
 // Expected texts are upstream's format strings (agent.py _check_question, common.py
 // _resolve_noul_labels) filled in by hand.
-TEST_CASE("every validation row of spec 4.1 gives current upstream's message") {
+TEST_CASE("every validation row of laya-spec §4.1 gives current upstream's message") {
   CHECK(message(R"({"q": "text"})") == "question 'q': definition must be a dict, got str");
   CHECK(message(R"({"q": [1]})") == "question 'q': definition must be a dict, got list");
   CHECK(message(R"({"q": null})") == "question 'q': definition must be a dict, got NoneType");

@@ -45,7 +45,7 @@ std::string problems_of(const laya::LayaConfig& config, const Header& h) {
 }  // namespace
 
 TEST_CASE("the layout lists the reference checkpoints' tensors, names, shapes and module order") {
-  // The fixture files were written by an independent PyTorch reference: every tensor of spec 1.5
+  // The fixture files were written by an independent PyTorch reference: every tensor of laya-spec §1.5
   // in module order, then the temperature buffer.
   for (std::string set : {"tiny-fanin", "small-fanin"}) {
     CAPTURE(set);
@@ -67,14 +67,14 @@ TEST_CASE("the English checkpoint has 206 tensors, 205 of them weights") {
                                    laya::testing::read_text(dir + "encoder/config.json"));
   REQUIRE(config.ok());
   const auto layout = checkpoint_layout(config.value());
-  CHECK(layout.tensors.size() + 1 == 206);  // spec 1.5's count includes the temperature buffer
+  CHECK(layout.tensors.size() + 1 == 206);  // laya-spec §1.5's count includes the temperature buffer
   int64_t parameters = 3;                   // the buffer
   for (const auto& t : layout.tensors) {
     int64_t n = 1;
     for (int64_t dim : t.shape) n *= dim;
     parameters += n;
   }
-  CHECK(parameters == 421'293'830);  // spec 2, matching the Hub's count
+  CHECK(parameters == 421'293'830);  // laya-spec §2, matching the Hub's count
 }
 
 TEST_CASE("layer 0 has no attn_norm; every other layer has one") {

@@ -143,7 +143,7 @@ TEST_CASE("the agent config keeps its calibration as written, by-options entries
   REQUIRE(a.temperature_by_options.size() == 6);
   const char* buckets[] = {"choice:2", "choice:3-5", "choice:6-10", "choice:11+", "score:3-5", "noul:2"};
   for (size_t i = 0; i < 6; ++i) CHECK(a.temperature_by_options[i].first == buckets[i]);
-  // Out-of-range values are kept raw: clamping belongs to the answer code (spec 5.1).
+  // Out-of-range values are kept raw: clamping belongs to the answer code (laya-spec §5.1).
   CHECK(a.temperature_by_options[3].second == 0.10058280825614929);
   CHECK(a.model_name == "laya-wasm-fixture-random");
 }
@@ -196,7 +196,8 @@ TEST_CASE("absent optional fields take upstream's defaults") {
 }
 
 TEST_CASE("rope_parameters wins over the transformers 4 keys, kind by kind") {
-  // mmBERT's case (spec 7.4): the v4 keys say 10000 for local layers, rope_parameters says 160000.
+  // mmBERT's case (laya-spec §7.4): the v4 keys say 10000 for local layers, rope_parameters
+  // says 160000.
   auto encoder = kEncoder.with("global_rope_theta", "1.0")
                      .with("local_rope_theta", "10000.0")
                      .with("rope_parameters", R"({"sliding_attention": {"rope_theta": 160000.0, "rope_type": "default"}})");

@@ -84,7 +84,7 @@ void check_lines(const std::vector<std::string>& got, const std::vector<std::str
 // The tiny config cut to two encoder layers: global then sliding (every third layer is global).
 laya::LayaConfig two_layer_config() { return laya::testing::tiny_config(R"(, "num_hidden_layers": 2)"); }
 
-// The encoder part of both graphs, written out by hand from spec 3.2-3.4: layer 0 has no
+// The encoder part of both graphs, written out by hand from laya-spec §3.2-3.4: layer 0 has no
 // attn_norm, the residual stream v1 is accumulated into by Wo and mlp.Wo, window ±4, RoPE bases
 // 160000 (global) / 10000 (sliding), norm eps 1e-6 from the config.
 const std::vector<std::string> kTwoLayerEncoder = {
@@ -118,7 +118,7 @@ TEST_CASE("the decision graph is the spec's forward pass, op by op") {
   const Graph g = laya::build_decision_graph(config, layout.weights);
   std::vector<std::string> want = kTwoLayerEncoder;
   for (const char* line : {
-           // Type embedding, then a norm-first TransformerEncoderLayer accumulating into v13 (spec 3.5-3.6).
+           // Type embedding, then a norm-first TransformerEncoderLayer accumulating into v13 (laya-spec §3.5-3.6).
            "AddType v13 type_emb.weight",
            "LayerNorm v13 head.layers.0.norm1.weight+head.layers.0.norm1.bias eps=1e-05 -> v14[tokens,64]",
            "Gemm v14 head.layers.0.self_attn.in_proj_weight+head.layers.0.self_attn.in_proj_bias -> v15[tokens,192]",
@@ -127,12 +127,12 @@ TEST_CASE("the decision graph is the spec's forward pass, op by op") {
            "LayerNorm v13 head.layers.0.norm2.weight+head.layers.0.norm2.bias eps=1e-05 -> v17[tokens,64]",
            "Gemm v17 head.layers.0.linear1.weight+head.layers.0.linear1.bias relu -> v18[tokens,256]",
            "Gemm v18 head.layers.0.linear2.weight+head.layers.0.linear2.bias accumulate -> v13",
-           // Scorer at the markers (spec 3.7).
+           // Scorer at the markers (laya-spec §3.7).
            "GatherMarkers v13 -> v19[markers,64]",
            "LayerNorm v19 scorer.0.weight+scorer.0.bias eps=1e-05 -> v20[markers,64]",
            "Gemm v20 scorer.1.weight+scorer.1.bias gelu -> v21[markers,64]",
            "Gemm v21 scorer.3.weight+scorer.3.bias -> v22[markers,1]",
-           // Act head on [CLS row | 4 features] (spec 3.8), A = 3 act costs + 1.
+           // Act head on [CLS row | 4 features] (laya-spec §3.8), A = 3 act costs + 1.
            "ActFeatures v13 v22 -> v23[seqs,68]",
            "Gemm v23 act_head.0.weight+act_head.0.bias gelu -> v24[seqs,256]",
            "Gemm v24 act_head.2.weight+act_head.2.bias -> v25[seqs,4]",

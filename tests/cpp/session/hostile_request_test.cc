@@ -1,8 +1,8 @@
 // Hostile requests through Session::predict on the tiny-fanin reference checkpoint (a WordLevel
-// tokenizer: words w<id>, [MASK] = 511): every validation error of spec 4.1 with upstream's
-// message, options that cannot fit (spec 4.4 step 9), huge and deeply nested states, mask literals
-// in user text, non-finite numbers, an empty question set; non-finite weights reaching the logits
-// (small-fanin with F16 inf / NaN in the scorer); and batches shuffled giving the same bits.
+// tokenizer: words w<id>, [MASK] = 511): every validation error of laya-spec §4.1 with upstream's
+// message, options that cannot fit (laya-spec §4.4 step 9), huge and deeply nested states, mask
+// literals in user text, non-finite numbers, an empty question set; non-finite weights reaching the
+// logits (small-fanin with F16 inf / NaN in the scorer); and batches shuffled giving the same bits.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -47,10 +47,10 @@ const std::string kGoodQuestion = R"({"q": {"type": "choice", "instructions": "w
 struct HostileRequest {
   const char* fault;
   std::string questions;
-  std::vector<std::string> message_parts;  // current upstream's ValueError text (spec 4.1, 4.4)
+  std::vector<std::string> message_parts;  // current upstream's ValueError text (laya-spec §4.1, §4.4)
 };
 
-TEST_CASE("every validation error of spec 4.1 is an invalid_request with upstream's message") {
+TEST_CASE("every validation error of laya-spec §4.1 is an invalid_request with upstream's message") {
   const std::vector<HostileRequest> table = {
       {"questions not an object", R"([1, 2])", {"questions must be a dict"}},
       {"definition not an object", R"({"q": 5})", {"question 'q': definition must be a dict, got int"}},
@@ -104,7 +104,7 @@ TEST_CASE("every validation error of spec 4.1 is an invalid_request with upstrea
   }
   // The session still answers afterwards.
   CHECK(predict(json::Value::string("w5 w6"), kGoodQuestion).ok());
-  std::printf("hostile requests (spec 4.1): %zu tried, %zu rejected\n", table.size(), rejected);
+  std::printf("hostile requests (laya-spec §4.1): %zu tried, %zu rejected\n", table.size(), rejected);
 }
 
 std::string many_options(int count) {
@@ -119,7 +119,7 @@ TEST_CASE("options that cannot fit max_len are rejected as upstream does, naming
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::kInvalidRequest);
   CHECK(r.error().message == "question 'crowded' options exceed head_max_len=192");
-  // 200 options (400 ids) still fit: the binding limit is max_len (spec 4.4).
+  // 200 options (400 ids) still fit: the binding limit is max_len (laya-spec §4.4).
   CHECK(predict(json::Value::string("w5"), many_options(200)).ok());
 }
 

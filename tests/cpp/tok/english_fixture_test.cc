@@ -1,5 +1,5 @@
 // The English tokenizer against the ids upstream Laya recorded (fixtures/upstream/recorded.jsonl:
-// every head, option and state piece of every question) and spec 4.3's spot checks.
+// every head, option and state piece of every question) and laya-spec §4.3's spot checks.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -60,7 +60,7 @@ TEST_CASE("every recorded piece of every upstream case encodes to the recorded i
   CHECK(mismatches == 0);
 }
 
-TEST_CASE("spec 4.3 spot checks give the documented English ids") {
+TEST_CASE("laya-spec §4.3 spot checks give the documented English ids") {
   CHECK(english().encode("choice question: Who should handle this?") ==
         std::vector<int32_t>{22122, 1953, 27, 8452, 943, 6016, 436, 32});
   CHECK(english().encode(" level 0: low") == std::vector<int32_t>{1268, 470, 27, 1698});

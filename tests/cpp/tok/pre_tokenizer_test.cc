@@ -1,4 +1,4 @@
-// Metaspace BPE with byte fallback (the mmBERT / Gemma shape, spec 4.3) on the hand-built
+// Metaspace BPE with byte fallback (the mmBERT / Gemma shape, laya-spec §4.3) on the hand-built
 // tests/data/tok/metaspace-split.json, plus ByteLevel and WhitespaceSplit details. Expected ids were
 // worked out by hand from the rules (see tests/data/tok/README.md for the vocabulary and merges);
 // the corpus test compares against ids from Hugging Face's implementation.
@@ -73,10 +73,10 @@ TEST_CASE("metaspace turns spaces into the meta character without prepending one
 }
 
 TEST_CASE("metaspace splits before every meta character, so a space run gives lone meta tokens") {
-  // spec 4.3: "  leading" -> ▁, ▁leading
+  // laya-spec §4.3: "  leading" -> ▁, ▁leading
   CHECK(tokenizer("never").encode("  leading") == Ids{kSpace, kLeading});
   CHECK(tokenizer("never").encode("   ") == Ids{kSpace, kSpace, kSpace});
-  // spec 4.3's " level 0: low" shape: ▁level, ▁, 0, :, ▁low
+  // laya-spec §4.3's " level 0: low" shape: ▁level, ▁, 0, :, ▁low
   CHECK(tokenizer("never").encode(" level 0: low") == Ids{kLevel, kSpace, kZero, kColon, kLow});
 }
 

@@ -1,7 +1,7 @@
 // JSON as Python reads it, for the few places TypeScript must look inside request JSON without
-// losing what JSON.parse loses: member order (JS moves integer-like keys first, spec 7.13), number
-// spelling (Python tells 1 from 1.0) and the exact source text of each value. The engine's own
-// parser is C++ (cpp/util/json.h); this one only serves the shortlist and the CLI's parity check.
+// losing what JSON.parse loses: member order (JS moves integer-like keys first, laya-spec §7.13),
+// number spelling (Python tells 1 from 1.0) and the exact source text of each value. The engine's
+// own parser is C++ (cpp/util/json.h); this one serves only the shortlist and the CLI parity check.
 import { LayaError } from '../errors.js';
 
 interface Span {

@@ -1,5 +1,5 @@
 // Python's json.dumps (default separators ", " and ": ", keys in order) over a JsonNode, as
-// upstream renders states, instructions and criteria (spec 4.2): integers exact, floats in repr
+// upstream renders states, instructions and criteria (laya-spec §4.2): integers exact, floats in repr
 // form (1e-05, 1.0, 1e+16, -0.0), NaN / Infinity literal, only quotes, backslashes and C0
 // controls escaped unless ensure_ascii.
 import type { JsonNode } from './ordered-json.js';

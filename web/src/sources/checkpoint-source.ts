@@ -1,8 +1,8 @@
 // Where a checkpoint comes from (the public Source union) and the small interface every kind of
-// source is read through: open a file, learn its size, read it once front to back (spec 1.1).
+// source is read through: open a file, learn its size, read it once front to back (laya-spec §1.1).
 import type { ByteReader } from '../stream/byte-reader.js';
 
-/** The five files of a checkpoint (spec 1.1), in the order the loader reads them. */
+/** The five files of a checkpoint (laya-spec §1.1), in the order the loader reads them. */
 export const kCheckpointFiles = [
   'rl_agent_config.json',
   'encoder/config.json',

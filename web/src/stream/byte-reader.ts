@@ -1,6 +1,7 @@
 // Reading one file front to back, with the two kinds of destination the loader needs: a small
 // JS array (the safetensors header, the config texts) or wasm memory at a planned offset (the
-// weights, written chunk by chunk so the file is never whole in JS; design.md "data path").
+// weights, written chunk by chunk so the file is never whole in JS; see the data path in
+// docs/architecture.md).
 
 export interface ByteReader {
   /** Exactly `n` bytes into a new array; a file that ends first is an error naming it. */
