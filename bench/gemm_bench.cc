@@ -1,5 +1,5 @@
 // GEMM microbenchmark: GF/s of the SIMD128 GEMM against the scalar GEMM at the encoder's shapes
-// (M = 128 token rows, or argv[2], K = 1024, N = 1024..5248), F16 and F32 weights arranged in panels
+// (M = 128 token rows, or argv[2], K = 1024, N = 1024..5248), F16, q8 (I8) and F32 weights arranged in panels
 // as the loader leaves them, one thread. Not a test.
 // Build in the wasm tree (target gemm_bench) and run: node --no-experimental-fetch gemm_bench.js
 // Times are process CPU seconds. Prints the compiler, medians over repetitions and the SIMD / scalar ratio measured in the same
@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "graph/q8.h"
 #include "graph/weights.h"
 #include "kernels/gemm.h"
 #include "kernels/panels.h"
@@ -28,7 +29,29 @@ struct Weights {
   MatrixRef ref;
 };
 
+// q8 (docs/q8-format.md): the same kind of values quantized with the project's rounding, values
+// and scales arranged in panels as the loader leaves them.
+Weights make_q8_weights(int64_t n, int64_t k, std::mt19937& rng) {
+  std::normal_distribution<float> dist(0.0f, 0.03f);
+  std::vector<float> v(static_cast<size_t>(n * k)), row(static_cast<size_t>(k));
+  for (float& x : v) x = dist(rng);
+  const int64_t groups = laya::q8_groups(k);
+  Weights w;
+  w.bytes.resize(static_cast<size_t>(n * k + n * groups * 4));
+  std::byte* scales = w.bytes.data() + n * k;
+  std::vector<float> s(static_cast<size_t>(n * groups));
+  laya::quantize_rows_q8(DType::kF32, reinterpret_cast<const std::byte*>(v.data()), n, k,
+                         reinterpret_cast<int8_t*>(w.bytes.data()), s.data(), row.data());
+  std::memcpy(scales, s.data(), s.size() * sizeof(float));
+  std::vector<std::byte> scratch(panel_scratch_bytes(k, 4));
+  arrange_panels_in_place(w.bytes.data(), n, k, 1, scratch.data());
+  arrange_panels_in_place(scales, n, groups, 4, scratch.data());
+  w.ref = {w.bytes.data(), DType::kI8, n, k, laya::WeightLayout::kPanels8, scales};
+  return w;
+}
+
 Weights make_weights(DType dtype, int64_t n, int64_t k, std::mt19937& rng) {
+  if (dtype == DType::kI8) return make_q8_weights(n, k, rng);
   std::normal_distribution<float> dist(0.0f, 0.03f);
   Weights w;
   w.bytes.resize(static_cast<size_t>(n * k) * laya::dtype_size(dtype));
@@ -68,7 +91,7 @@ int main(int argc, char** argv) {
   std::vector<float> a(static_cast<size_t>(m * k));
   std::normal_distribution<float> dist(0.0f, 1.0f);
   for (float& x : a) x = dist(rng);
-  for (DType dtype : {DType::kF16, DType::kF32}) {
+  for (DType dtype : {DType::kF16, DType::kI8, DType::kF32}) {
     for (int64_t n : {1024, 3072, 4096, 5248}) {
       const Weights w = make_weights(dtype, n, k, rng);
       std::vector<float> out(static_cast<size_t>(m * n));

@@ -1,7 +1,9 @@
 // GEMM ceiling of this machine for wasm SIMD128 (issue 7): an ideal 4x8 f32 register tile (8
 // accumulators, 2 B vectors and 4 A splats per k step, mul + add as wasm has no baseline FMA) run
 // in a tight loop on L1-resident panels, so the speed benchmark can report its GF/s as a fraction
-// of what the ISA and this core allow. Built by scripts/bench-gemm-ceiling.sh, not the main CMake.
+// of what the ISA and this core allow. Built by scripts/bench-gemm-ceiling.sh, not the main CMake,
+// twice: plain SIMD (mul + add) and with -mrelaxed-simd -DLAYA_RELAXED_SIMD, where the tile's
+// multiply-adds are f32x4.relaxed_madd (the relaxed-SIMD module's kernels/madd.h; issue 15).
 // Timed in process CPU seconds (Node's process.cpuUsage): on a shared, loaded machine wall time
 // counts the other processes' turns; CPU time counts only ours.
 #include <wasm_simd128.h>
@@ -13,6 +15,15 @@
 #include "cpu_timing.h"
 
 namespace {
+
+#ifdef LAYA_RELAXED_SIMD
+constexpr const char* kVariant = "relaxed";
+// Clang 14's prototype builtin; the script rewrites its opcode (scripts/relaxed-simd-rewrite.mjs).
+inline v128_t madd(v128_t a, v128_t b, v128_t c) { return __builtin_wasm_fma_f32x4(a, b, c); }
+#else
+constexpr const char* kVariant = "plain";
+inline v128_t madd(v128_t a, v128_t b, v128_t c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+#endif
 
 constexpr int kDepth = 256;  // A panel 4x256 (4 KB) + B panel 256x8 (8 KB): L1-resident
 
@@ -31,10 +42,10 @@ __attribute__((noinline)) void tile_4x8(const float* a, const float* b, float* c
     const v128_t b0 = wasm_v128_load(b + 8 * k), b1 = wasm_v128_load(b + 8 * k + 4);
     const v128_t a0 = wasm_v128_load32_splat(a + 4 * k + 0), a1 = wasm_v128_load32_splat(a + 4 * k + 1);
     const v128_t a2 = wasm_v128_load32_splat(a + 4 * k + 2), a3 = wasm_v128_load32_splat(a + 4 * k + 3);
-    c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(a0, b0)); c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(a0, b1));
-    c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(a1, b0)); c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(a1, b1));
-    c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(a2, b0)); c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(a2, b1));
-    c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(a3, b0)); c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(a3, b1));
+    c00 = madd(a0, b0, c00); c01 = madd(a0, b1, c01);
+    c10 = madd(a1, b0, c10); c11 = madd(a1, b1, c11);
+    c20 = madd(a2, b0, c20); c21 = madd(a2, b1, c21);
+    c30 = madd(a3, b0, c30); c31 = madd(a3, b1, c31);
   }
   wasm_v128_store(c + 0, c00); wasm_v128_store(c + 4, c01);
   wasm_v128_store(c + 8, c10); wasm_v128_store(c + 12, c11);
@@ -68,6 +79,7 @@ int main() {
   double checksum = 0;
   for (float v : c) checksum += v;
   std::printf("checksum %g\n", checksum);
-  std::printf("ceiling_gflops=%.2f (best of 5, process CPU time, one thread; wall best %.2f)\n", best, best_wall);
+  std::printf("ceiling_gflops=%.2f (%s SIMD, best of 5, process CPU time, one thread; wall best %.2f)\n", best, kVariant,
+              best_wall);
   return 0;
 }

@@ -7,7 +7,10 @@
 // the fraction of the GEMM ceiling when bench/gemm-ceiling has been built, peak memory, ratios,
 // and the largest logit / act difference between the engines on one question.
 // Usage: node bench/speed-bench.mjs [--runs N] [--lengths 64,128,256,512] [--models base-f16,english-f16]
-//                                   [--threads 1,2] [--engines laya,ort]
+//                                   [--threads 1,2] [--engines laya,laya-relaxed,ort]
+// laya is the plain-SIMD module, laya-relaxed the relaxed-SIMD one (issue 15: fused multiply-add;
+// its child runs with Node 20's --experimental-wasm-relaxed-simd); each is reported against its own
+// GEMM ceiling (plain / relaxed), and both against onnxruntime-web.
 // With several thread counts each runs both engines; times are process CPU time with 1 thread and
 // wall time with more (CPU time then counts every thread).
 import { execFileSync, spawn } from 'node:child_process';
@@ -26,27 +29,35 @@ const runs = Number(flag('--runs', '2'));
 const threadCounts = flag('--threads', '1').split(',').map(Number);
 const lengths = flag('--lengths', '64,128,256,512');
 const models = flag('--models', 'base-f16,english-f16').split(',');
-const engines = flag('--engines', 'laya,ort').split(',');
+const engines = flag('--engines', 'laya,laya-relaxed,ort').split(',');
+const kLayaEngines = ['laya', 'laya-relaxed'];
 const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
 
 for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
 console.log(`settings: runs ${runs} (median, after one warm-up), threads ${threadCounts.join(', ')}, lengths ${lengths}, models ${models.join(', ')}`);
 
-// The GEMM ceiling (scripts/bench-gemm-ceiling.sh), if built: GF/s of an ideal 4x8 wasm SIMD kernel.
-let ceiling = null;
-const ceilingJs = path.join(root, 'build', 'bench', 'gemm-ceiling.cjs');
-if (fs.existsSync(ceilingJs)) {
-  const out = execFileSync(process.execPath, ['--no-experimental-fetch', ceilingJs], { encoding: 'utf8' });
+// The GEMM ceilings (scripts/bench-gemm-ceiling.sh), if built: GF/s of an ideal 4x8 wasm SIMD kernel
+// with mul + add (plain) and with relaxed_madd (relaxed). laya-relaxed is measured against the
+// relaxed one, laya and onnxruntime-web against the plain one.
+const kRelaxedFlag = '--experimental-wasm-relaxed-simd';
+const ceilings = {};
+for (const [kind, file, flags] of [['plain', 'gemm-ceiling.cjs', []], ['relaxed', 'gemm-ceiling-relaxed.cjs', [kRelaxedFlag]]]) {
+  const js = path.join(root, 'build', 'bench', file);
+  if (!fs.existsSync(js)) {
+    console.log(`GEMM ceiling (${kind}): not built (npm run bench:gemm-ceiling builds and runs it)`);
+    continue;
+  }
+  const out = execFileSync(process.execPath, [...flags, '--no-experimental-fetch', js], { encoding: 'utf8' });
   const m = out.match(/ceiling_gflops=([\d.]+)/);
-  if (m) ceiling = Number(m[1]);
-  console.log(`GEMM ceiling (wasm SIMD 4x8 f32 register tile, L1-resident): ${ceiling?.toFixed(2)} GF/s`);
-} else {
-  console.log('GEMM ceiling: not built (npm run bench:gemm-ceiling builds and runs it)');
+  if (m) ceilings[kind] = Number(m[1]);
+  console.log(`GEMM ceiling (${kind} wasm SIMD 4x8 f32 register tile, L1-resident): ${ceilings[kind]?.toFixed(2)} GF/s`);
 }
+const ceilingOf = (engine) => ceilings[engine === 'laya-relaxed' ? 'relaxed' : 'plain'] ?? null;
 
 function child(engine, dir, onnx, threads) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
+    const flags = engine === 'laya-relaxed' ? [kRelaxedFlag] : [];
+    const p = spawn(process.execPath, [...flags, '--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
       { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
@@ -78,12 +89,12 @@ for (const name of models) {
     }
     report(shape, res, threads);
   }
-  if (threadCounts.length > 1 && engines.includes('laya')) {
+  for (const engine of kLayaEngines.filter((e) => threadCounts.length > 1 && engines.includes(e))) {
     const [a, b] = [threadCounts[0], threadCounts.at(-1)];
-    const ra = byThreads[a].laya, rb = byThreads[b].laya;
+    const ra = byThreads[a][engine], rb = byThreads[b][engine];
     if (ra && rb) {
       const speedups = lengths.split(',').map(Number).map((L) => `${L}: ${(time(ra, L, a) / time(rb, L, b)).toFixed(2)}x`);
-      console.log(`  laya ${b} threads vs ${a}: ${speedups.join(', ')} (wall time with ${b}, CPU time with ${a})`);
+      console.log(`  ${engine} ${b} threads vs ${a}: ${speedups.join(', ')} (wall time with ${b}, CPU time with ${a})`);
     }
   }
 }
@@ -95,7 +106,7 @@ function time(r, L, threads) { return threads > 1 ? median(r.perLength[L]) : med
 function report(shape, res, threads) {
   const clock = threads > 1 ? 'wall' : 'cpu';
   console.log(`  -- ${threads} thread${threads > 1 ? 's' : ''} (times: ${clock})`);
-  const row = (label, r) => {
+  const row = (label, r, ceiling) => {
     const parts = [];
     for (const L of lengths.split(',').map(Number)) {
       const cpu = time(r, L, threads), wall = median(r.perLength[L]);
@@ -107,8 +118,9 @@ function report(shape, res, threads) {
   for (const engine of engines) {
     const r = res[engine];
     if (!r) continue;
-    console.log(`  [${engine} ${r.version}]`);
-    row('per question', r);
+    const ceiling = ceilingOf(engine);
+    console.log(`  [${engine} ${r.version}${r.simd ? `, ${r.simd}-SIMD module` : ''}${ceiling ? `; % of the ${engine === 'laya-relaxed' ? 'relaxed' : 'plain'} ceiling` : ''}]`);
+    row('per question', r, ceiling);
     const callCpu = threads > 1 ? median(r.callMs) : median(r.callCpuMs), callWall = median(r.callMs);
     const callGf = (questionFlops(shape, r.callLength) * r.callQuestions) / (callCpu / 1000) / 1e9;
     console.log(`  ${'call of 3 x 128'.padEnd(18)} ${callCpu.toFixed(0)} ms ${clock} (${callWall.toFixed(0)} wall) = ${(callCpu / r.callQuestions).toFixed(0)} ms/question, ${(r.callQuestions * r.callLength / (callCpu / 1000)).toFixed(0)} tok/s, ${callGf.toFixed(2)} GF/s`);
@@ -128,11 +140,18 @@ function report(shape, res, threads) {
       console.log(`  ${(L === String(lengths.split(',')[0]) ? 'time by step kind' : '').padEnd(18)} ${L}: ${kinds.join(', ')}`);
     }
   }
-  if (res.laya && res.ort) {
-    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.ort, L, threads) / time(res.laya, L, threads)).toFixed(2)}x`);
-    const call = threads > 1 ? median(res.ort.callMs) / median(res.laya.callMs) : median(res.ort.callCpuMs) / median(res.laya.callCpuMs);
-    console.log(`  ratio ORT / laya ${clock} time (>1: laya faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / res.laya.firstAnswerSeconds).toFixed(2)}x`);
-    const diff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
-    console.log(`  parity laya vs ORT (128-token question): logits max rel diff ${diff(res.laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(res.laya.parity.act, res.ort.parity.act).toExponential(2)}`);
+  const diff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
+  for (const engine of kLayaEngines) {
+    const laya = res[engine];
+    if (!laya || !res.ort) continue;
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.ort, L, threads) / time(laya, L, threads)).toFixed(2)}x`);
+    const call = threads > 1 ? median(res.ort.callMs) / median(laya.callMs) : median(res.ort.callCpuMs) / median(laya.callCpuMs);
+    console.log(`  ratio ORT / ${engine} ${clock} time (>1: ${engine} faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / laya.firstAnswerSeconds).toFixed(2)}x`);
+    console.log(`  parity ${engine} vs ORT (128-token question): logits max rel diff ${diff(laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(laya.parity.act, res.ort.parity.act).toExponential(2)}`);
+  }
+  if (res.laya && res['laya-relaxed']) {
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.laya, L, threads) / time(res['laya-relaxed'], L, threads)).toFixed(2)}x`);
+    console.log(`  ratio laya / laya-relaxed ${clock} time (>1: relaxed faster): ${ratios.join(', ')}`);
+    console.log(`  parity laya-relaxed vs laya (128-token question): logits max rel diff ${diff(res['laya-relaxed'].parity.logits, res.laya.parity.logits).toExponential(2)}`);
   }
 }

@@ -2,7 +2,9 @@
 // package (model.forward on token ids) or onnxruntime-web (wasm backend) on the reference export.
 // Prints one JSON line: load / first-answer times, per-length run times, the 3-question call,
 // the outputs of the parity question, peak RSS, wasm memory.
-// Usage: node --expose-gc bench/speed-child.mjs <laya|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
+// Usage: node --expose-gc bench/speed-child.mjs <laya|laya-relaxed|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
+// laya runs the plain-SIMD module, laya-relaxed the relaxed-SIMD one (the parent passes Node 20
+// --experimental-wasm-relaxed-simd for it); the JSON line says which ran ("simd").
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,11 +16,13 @@ const runs = Number(runsText), threads = Number(threadsText);
 const lengths = lengthsText.split(',').map(Number);
 const kCallLength = 128, kCallQuestions = 3;
 
-let runOne, runCall, memory = () => null, profiled = null, version = '';
+let runOne, runCall, memory = () => null, profiled = null, version = '', simd;
 const t0 = performance.now();
-if (engine === 'laya') {
+if (engine === 'laya' || engine === 'laya-relaxed') {
   const { load } = await import(path.join(root, 'dist/index.node.js'));
-  const model = await load({ directory: dir }, { onWarning: () => undefined, threads });
+  const model = await load({ directory: dir }, {
+    onWarning: (w) => console.error(w), threads, simd: engine === 'laya' ? 'plain' : 'relaxed' });
+  simd = model.simd;
   const toOut = (r) => r.expected.map((e) => ({ logits: e.logits, act: e.act }));
   runOne = async (q) => toOut(await model.forward({ inputs: [q] }))[0];
   runCall = async (qs) => toOut(await model.forward({ inputs: qs }));
@@ -87,6 +91,6 @@ const callT = [];
 for (let i = 0; i < runs; ++i) callT.push(await timed(() => runCall(callQuestions)));
 const callMs = callT.map((x) => x.wall), callCpuMs = callT.map((x) => x.cpu);
 console.log(JSON.stringify({
-  engine, version, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, profiles, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
+  engine, version, simd, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, profiles, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
   parity: first, peakRss: process.resourceUsage().maxRSS * 1024, memory: memory(),
 }));

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds the two wasm modules with Emscripten and places them where the package loads them from,
-# dist/wasm/: laya-core.js/.wasm (SIMD, single-threaded: the `wasm` preset) and laya-core-mt.js/
-# .wasm/.worker.js (SIMD + pthreads: the `wasm-mt` preset), chosen at load (web/src/core/).
+# Builds the four wasm modules with Emscripten and places them where the package loads them from,
+# dist/wasm/: laya-core.js/.wasm (SIMD, single-threaded: the `wasm` preset), laya-core-mt.js/.wasm/
+# .worker.js (SIMD + pthreads: the `wasm-mt` preset), and their relaxed-SIMD builds (fused
+# multiply-add: `wasm-relaxed`, `wasm-mt-relaxed`) laya-core-relaxed.* and laya-core-mt-relaxed.*,
+# chosen at load (web/src/core/). The relaxed builds' link step rewrites the pre-standard opcode
+# and checks it (scripts/relaxed-simd-rewrite.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs
-for preset in wasm wasm-mt; do
+for preset in wasm wasm-mt wasm-relaxed wasm-mt-relaxed; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" --target laya_core_module -j"$(nproc)"
 done
@@ -13,5 +16,8 @@ mkdir -p dist/wasm
 cp build/wasm/cpp/bind/laya-core.js build/wasm/cpp/bind/laya-core.wasm dist/wasm/
 cp build/wasm-mt/cpp/bind/laya-core-mt.js build/wasm-mt/cpp/bind/laya-core-mt.wasm \
    build/wasm-mt/cpp/bind/laya-core-mt.worker.js dist/wasm/
+cp build/wasm-relaxed/cpp/bind/laya-core-relaxed.js build/wasm-relaxed/cpp/bind/laya-core-relaxed.wasm dist/wasm/
+cp build/wasm-mt-relaxed/cpp/bind/laya-core-mt-relaxed.js build/wasm-mt-relaxed/cpp/bind/laya-core-mt-relaxed.wasm \
+   build/wasm-mt-relaxed/cpp/bind/laya-core-mt-relaxed.worker.js dist/wasm/
 # The generated loaders are CommonJS; the package is "type": "module".
 echo '{"type": "commonjs"}' > dist/wasm/package.json

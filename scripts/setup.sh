@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(emscripten doctest-dev cmake ninja-build clang lld libclang-rt-14-dev chromium)
+# libsimde-dev: SIMDe's wasm_simd128.h on SSE / NEON, so native builds (tests, sanitizers, fuzzers)
+# compile and run the SIMD128 kernels too (CMake's LAYA_SIMDE).
+packages=(emscripten doctest-dev libsimde-dev cmake ninja-build clang lld libclang-rt-14-dev chromium)
 # The benchmarks export their ONNX comparison model with Debian's PyTorch (tools/reference/).
 if [ "${1:-}" = "--bench" ]; then packages+=(python3-torch python3-onnx); fi
 missing=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project, from a fresh clone: set-up, the native C++ tests (plain, then under
-# sanitizers, then the fuzzers for a bounded time), the same tests compiled to wasm and run under
-# Node, then the TypeScript tests (Jest, with Chromium) against the wasm build.
+# sanitizers, then the fuzzers for a bounded time), the same tests compiled to wasm (plain SIMD, then
+# relaxed SIMD) and run under Node, then the TypeScript tests (Jest, with Chromium) against the wasm build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -24,6 +24,11 @@ echo "== wasm C++ tests (Node)"
 cmake --preset wasm >/dev/null
 cmake --build --preset wasm -j"$jobs"
 ctest --preset wasm -j"$jobs"
+
+echo "== wasm C++ tests, relaxed-SIMD build (fused multiply-add; Node with --experimental-wasm-relaxed-simd)"
+cmake --preset wasm-relaxed >/dev/null
+cmake --build --preset wasm-relaxed -j"$jobs"
+ctest --preset wasm-relaxed -j"$jobs"
 
 echo "== TypeScript tests"
 npm run build --silent

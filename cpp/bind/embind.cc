@@ -1,14 +1,21 @@
 // The wasm module's JavaScript surface: one class, LayaSession, with coarse methods that take and
 // return plain values. Structured results and errors cross as JSON text ({"error": {code, message}}
-// on failure), so no C++ exception or abort reaches JavaScript. The only file that includes
+// on failure), so no C++ exception or abort reaches JavaScript; computed floats cross as a
+// Float32Array view that the caller copies. The only file that includes
 // <emscripten/bind.h>; web/src/core/ holds the hand-written TypeScript declaration of this surface.
 #include <emscripten/bind.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "bind/module_threads.h"
+#include "graph/q8.h"
+#include "kernels/madd.h"
+#include "laya/q8_checkpoint.h"
 #include "session/session.h"
 #include "session/wire.h"
 
@@ -70,15 +77,19 @@ class LayaSession {
   }
 
   std::string plan_weights(std::string header_bytes, double file_size) {
-    auto run = [&]() -> Result<WeightPlan> {
-      LAYA_ASSIGN_OR_RETURN(uint64_t size, file_size_from(file_size));
-      return session_.plan_weights(bytes_of(header_bytes), size);
-    };
-    return json_or_error(run(), [](const WeightPlan& p) {
-      return "{\"pointer\": " + std::to_string(reinterpret_cast<uintptr_t>(p.pointer)) +
-             ", \"dataOffset\": " + std::to_string(p.data_offset) +
-             ", \"dataLength\": " + std::to_string(p.data_length) + "}";
-    });
+    return plan_weights_as(header_bytes, file_size, WeightsMode::kAsStored);
+  }
+  // The same, quantizing a float checkpoint to q8 as it streams in (docs/q8-format.md): then the
+  // plan also has "stagePointer" and "stageBytes", the window the data section passes through,
+  // each window reported with weightsStaged. A q8 checkpoint plans as planWeights does.
+  std::string plan_weights_q8(std::string header_bytes, double file_size) {
+    return plan_weights_as(header_bytes, file_size, WeightsMode::kQ8);
+  }
+  std::string weights_staged(double bytes) {
+    if (!(bytes >= 0.0 && bytes <= 4294967295.0) || std::floor(bytes) != bytes) {
+      return wire::error(invalid_request("weightsStaged: bytes must be a count of bytes, got " + std::to_string(bytes)));
+    }
+    return ok_or_error(session_.weights_staged(static_cast<size_t>(bytes)));
   }
 
   // The first `bytes` of the data section are written (a double: sizes pass 2^31 in wasm).
@@ -138,7 +149,43 @@ class LayaSession {
       session_.set_thread_pool(module_pool());
       return session_.embed(texts, static_cast<size_t>(max_length));
     };
-    return json_or_error(run(), wire::embeddings);
+    Result<std::vector<std::vector<float>>> rows = run();
+    if (!rows.ok()) return wire::error(rows.error());
+    // Kept end to end for embedded() / embeddedJson(); numbers never cross as text.
+    embedded_dim_ = rows.value().empty() ? 0 : rows.value()[0].size();
+    embedded_.clear();
+    for (const std::vector<float>& row : rows.value()) embedded_.insert(embedded_.end(), row.begin(), row.end());
+    return "{\"rows\": " + std::to_string(rows.value().size()) + ", \"dim\": " + std::to_string(embedded_dim_) + "}";
+  }
+
+  // The last embed's rows end to end, as a Float32Array over wasm memory: valid until the next
+  // call into the module, so the caller copies it at once.
+  emscripten::val embedded() const {
+    return emscripten::val(emscripten::typed_memory_view(embedded_.size(), embedded_.data()));
+  }
+  // The last embed's rows as {"embeddings": [[...]]}, each float in the shortest text that reads
+  // back as the same f32 (the CLI prints this).
+  std::string embedded_json() const { return wire::embeddings(embedded_, embedded_dim_); }
+
+  // predict_shortlist (laya-spec §5.8); options {"k", "maxLength", "shape"}.
+  std::string predict_shortlist(std::string state, bool state_is_json, std::string questions_json,
+                                std::string options_json) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(json::Value options, parse_json(options_json, "options"));
+      LAYA_ASSIGN_OR_RETURN(wire::ShortlistOptions shortlist, wire::shortlist_options(options));
+      LAYA_ASSIGN_OR_RETURN(decide::Dialect dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
+      session_.set_thread_pool(module_pool());
+      return session_.predict_shortlist(st, questions, dialect, shortlist.k, shortlist.max_length);
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+
+  // The parsed configs (wire::config_summary); configure() first.
+  std::string config_summary() const {
+    if (!session_.configured()) return wire::error(invalid_request("configSummary: configure the session first"));
+    return wire::config_summary(session_.config());
   }
 
   std::string memory_report() {
@@ -179,7 +226,111 @@ class LayaSession {
     return json_or_error(run(), [](const Outputs& o) { return wire::forward_outputs(o.decisions, o.embeddings); });
   }
 
+  std::string plan_weights_as(const std::string& header_bytes, double file_size, WeightsMode mode) {
+    auto run = [&]() -> Result<WeightPlan> {
+      LAYA_ASSIGN_OR_RETURN(uint64_t size, file_size_from(file_size));
+      return session_.plan_weights(bytes_of(header_bytes), size, mode);
+    };
+    return json_or_error(run(), [](const WeightPlan& p) {
+      std::string out = "{\"pointer\": " + std::to_string(reinterpret_cast<uintptr_t>(p.pointer)) +
+                        ", \"dataOffset\": " + std::to_string(p.data_offset) +
+                        ", \"dataLength\": " + std::to_string(p.data_length);
+      if (p.stage != nullptr) {
+        out += ", \"stagePointer\": " + std::to_string(reinterpret_cast<uintptr_t>(p.stage)) +
+               ", \"stageBytes\": " + std::to_string(p.stage_bytes);
+      }
+      return out + "}";
+    });
+  }
+
   Session session_;
+  std::vector<float> embedded_;  // the last embed's rows, end to end
+  size_t embedded_dim_ = 0;
+};
+
+// The converter's half of `laya-wasm quantize` (docs/q8-format.md): the q8 file's plan from the
+// source header, then each matrix quantized with the same rounding the loader uses.
+class LayaQuantizer {
+ public:
+  // The source's first headerEnd bytes -> {"header": the q8 header's JSON text (padded),
+  // "dataLength", "tensors": [{name, dtype, shape, quantized, source: [b, e], values: [b, e],
+  // scales?: [b, e]}]} in data order; offsets are within each file's data section.
+  std::string plan(std::string header_bytes, double file_size) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(uint64_t size, file_size_from(file_size));
+      std::array<std::byte, 8> prefix{};
+      if (header_bytes.size() < 8) return invalid_checkpoint("model.safetensors: shorter than its 8-byte header length");
+      std::memcpy(prefix.data(), header_bytes.data(), 8);
+      LAYA_ASSIGN_OR_RETURN(uint64_t n, safetensors::read_header_length(prefix, size));
+      if (header_bytes.size() < 8 + n) return invalid_checkpoint("model.safetensors: the header is cut short");
+      LAYA_ASSIGN_OR_RETURN(safetensors::Header source,
+                            safetensors::parse_header(std::string_view(header_bytes).substr(8, n), size));
+      LAYA_ASSIGN_OR_RETURN(Q8Plan plan, plan_q8(source));
+      auto range = [](uint64_t b, uint64_t e) { return "[" + std::to_string(b) + ", " + std::to_string(e) + "]"; };
+      std::string out = "{\"header\": ";
+      json::append_quoted(out, plan.header_json, false);
+      out += ", \"dataLength\": " + std::to_string(plan.header.data_length) + ", \"tensors\": [";
+      for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const Q8Tensor& q = plan.tensors[i];
+        const safetensors::TensorEntry& src = source.tensors[q.source];
+        const safetensors::TensorEntry& values = plan.header.tensors[q.values];
+        if (i > 0) out += ", ";
+        out += "{\"name\": ";
+        json::append_quoted(out, src.name, false);
+        out += std::string(", \"dtype\": \"") + dtype_name(src.dtype) + "\", \"shape\": [";
+        for (size_t d = 0; d < src.shape.size(); ++d) out += (d ? ", " : "") + std::to_string(src.shape[d]);
+        out += std::string("], \"quantized\": ") + (q.quantized ? "true" : "false") +
+               ", \"source\": " + range(src.begin, src.end) + ", \"values\": " + range(values.begin, values.end);
+        if (q.quantized) {
+          const safetensors::TensorEntry& scales = plan.header.tensors[q.scales];
+          out += ", \"scales\": " + range(scales.begin, scales.end);
+        }
+        out += "}";
+      }
+      return out + "]}";
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+
+  // One matrix of `dtype` ("F32", "F16", "BF16"), rows x cols, little-endian: its q8 values then
+  // scales are kept for output(). "" or an error naming `name`.
+  std::string quantize(std::string name, std::string dtype_text, double rows_d, double cols_d, std::string bytes) {
+    auto run = [&]() -> Status {
+      const DType dtype = dtype_text == "F32" ? DType::kF32 : dtype_text == "F16" ? DType::kF16 : DType::kBF16;
+      if (dtype_text != "F32" && dtype_text != "F16" && dtype_text != "BF16") {
+        return invalid_request("quantize: " + name + " is " + dtype_text + "; q8 quantizes F32, F16 and BF16");
+      }
+      const auto rows = static_cast<int64_t>(rows_d), cols = static_cast<int64_t>(cols_d);
+      if (rows < 1 || cols < 1 || static_cast<double>(rows) != rows_d || static_cast<double>(cols) != cols_d ||
+          static_cast<uint64_t>(rows * cols) * dtype_size(dtype) != bytes.size()) {
+        return invalid_request("quantize: " + name + ": " + std::to_string(bytes.size()) + " bytes are not a [" +
+                               std::to_string(rows_d) + ", " + std::to_string(cols_d) + "] " + dtype_text + " matrix");
+      }
+      const size_t values = static_cast<size_t>(rows * cols);
+      const size_t scales = static_cast<size_t>(rows * q8_groups(cols));
+      output_.assign(values + scales * sizeof(float), std::byte{0});
+      std::vector<float> scale_values(scales), row(static_cast<size_t>(cols));
+      const int64_t bad = quantize_rows_q8(dtype, reinterpret_cast<const std::byte*>(bytes.data()), rows, cols,
+                                           reinterpret_cast<int8_t*>(output_.data()), scale_values.data(), row.data());
+      if (bad >= 0) {
+        output_.clear();
+        return invalid_checkpoint("model.safetensors: " + name + " holds a value that is not finite (row " +
+                                  std::to_string(bad / cols) + ", column " + std::to_string(bad % cols) +
+                                  "); a matrix with NaN or Inf cannot be quantized to q8");
+      }
+      std::memcpy(output_.data() + values, scale_values.data(), scales * sizeof(float));
+      return {};
+    };
+    return ok_or_error(run());
+  }
+  // The last quantize's bytes (values, then scales): a view of wasm memory; copy or write it at once.
+  emscripten::val output() const {
+    return emscripten::val(emscripten::typed_memory_view(output_.size(), reinterpret_cast<const uint8_t*>(output_.data())));
+  }
+  void release() { std::vector<std::byte>().swap(output_); }
+
+ private:
+  std::vector<std::byte> output_;
 };
 
 }  // namespace
@@ -192,6 +343,8 @@ EMSCRIPTEN_BINDINGS(laya_core) {
   emscripten::function("threads", +[]() { return laya::module_pool() == nullptr ? 1 : laya::module_pool()->size(); });
   emscripten::function("availableThreads", &laya::available_threads);
   emscripten::function("shutDownThreads", &laya::shut_down_module_threads);
+  // Which build this is: "relaxed" (kernels/madd.h's relaxed_madd) or "plain" SIMD.
+  emscripten::function("simd", +[]() { return std::string(laya::kernels::relaxed_madd_compiled() ? "relaxed" : "plain"); });
   emscripten::class_<LayaSession>("LayaSession")
       .constructor<>()
       .function("configure", &LayaSession::configure)
@@ -204,9 +357,21 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("prepare", &LayaSession::prepare)
       .function("answer", &LayaSession::answer)
       .function("embed", &LayaSession::embed)
+      .function("embedded", &LayaSession::embedded)
+      .function("embeddedJson", &LayaSession::embedded_json)
+      .function("predictShortlist", &LayaSession::predict_shortlist)
+      .function("configSummary", &LayaSession::config_summary)
       .function("weightsWritten", &LayaSession::weights_written)
+      .function("planWeightsQ8", &LayaSession::plan_weights_q8)
+      .function("weightsStaged", &LayaSession::weights_staged)
       .function("memoryReport", &LayaSession::memory_report)
       .function("setProfiling", &LayaSession::set_profiling)
       .function("profile", &LayaSession::profile)
       .function("warnings", &LayaSession::warnings);
+  emscripten::class_<laya::LayaQuantizer>("LayaQuantizer")
+      .constructor<>()
+      .function("plan", &laya::LayaQuantizer::plan)
+      .function("quantize", &laya::LayaQuantizer::quantize)
+      .function("output", &laya::LayaQuantizer::output)
+      .function("release", &laya::LayaQuantizer::release);
 }

@@ -31,7 +31,7 @@ Result<PreparedRequest> prepare_request(const json::Value& state, const json::Va
 }
 
 Result<std::string> answer_request(const PreparedRequest& request, const std::vector<RowOutput>& outputs,
-                                   const DecideConfig& config) {
+                                   const DecideConfig& config, const std::optional<ExtraMember>& extra) {
   if (outputs.size() != request.rows.size()) {
     return internal_error("answer_request: the model returned " + std::to_string(outputs.size()) +
                           " rows for " + std::to_string(request.rows.size()) + " questions");
@@ -60,7 +60,13 @@ Result<std::string> answer_request(const PreparedRequest& request, const std::ve
     }
     if (!collapsed.empty()) out += ", \"options\": {" + collapsed + "}";
   }
-  out += "}}";
+  out += '}';
+  if (extra) {
+    out += ", ";
+    json::append_quoted(out, extra->key, /*ensure_ascii=*/false);
+    out += ": " + extra->value_json;
+  }
+  out += '}';
   return out;
 }
 

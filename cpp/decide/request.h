@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,10 +70,16 @@ struct PreparedRequest {
 Result<PreparedRequest> prepare_request(const json::Value& state, const json::Value& questions,
                                         const TextEncoder& encode, const DecideConfig& config);
 
+// A member the response carries after "usage", e.g. predict_shortlist's "shortlist".
+struct ExtraMember {
+  std::string key;
+  std::string value_json;  // written as it is
+};
+
 // The response JSON, {"model": "laya-rl-agent", "answers": {...}, "usage": {...}}, from one output
 // per row. Keys in upstream's order, numbers as Python prints them, non-ASCII kept as UTF-8.
 Result<std::string> answer_request(const PreparedRequest& request, const std::vector<RowOutput>& outputs,
-                                   const DecideConfig& config);
+                                   const DecideConfig& config, const std::optional<ExtraMember>& extra = std::nullopt);
 
 // prepare_request, forward, answer_request.
 Result<std::string> predict(const json::Value& state, const json::Value& questions, const TextEncoder& encode,

@@ -45,14 +45,27 @@ Result<PanelArranger> PanelArranger::create(std::span<const Graph* const> graphs
     const WeightView& w = weights[i];
     const size_t size = dtype_size(w.dtype);
     const size_t bytes = static_cast<size_t>(w.elements()) * size;
-    if (w.data < buffer.data() || w.data + bytes > buffer.data() + buffer.size()) {
+    auto inside = [&](const std::byte* p, size_t n) { return p >= buffer.data() && p + n <= buffer.data() + buffer.size(); };
+    if (!inside(w.data, bytes)) {
       return internal_error("arranging GEMM panels: weight '" + w.name + "' lies outside the weights buffer");
     }
-    a.planned_.push_back({i, static_cast<size_t>(w.data - buffer.data()), bytes, w.shape[0], w.shape[1], size});
+    Planned p{i, static_cast<size_t>(w.data - buffer.data()), bytes, w.shape[0], w.shape[1], size};
+    p.end = p.begin + p.bytes;
     scratch = std::max(scratch, kernels::panel_scratch_bytes(w.shape[1], size));
+    if (w.dtype == DType::kI8) {
+      // A q8 matrix's scales are arranged in the same panels, one column per group.
+      p.scale_cols = q8_groups(w.shape[1]);
+      p.scale_bytes = static_cast<size_t>(w.shape[0] * p.scale_cols) * sizeof(float);
+      if (w.scales == nullptr || !inside(w.scales, p.scale_bytes)) {
+        return internal_error("arranging GEMM panels: the scales of '" + w.name + "' lie outside the weights buffer");
+      }
+      p.scale_begin = static_cast<size_t>(w.scales - buffer.data());
+      p.end = std::max(p.end, p.scale_begin + p.scale_bytes);
+      scratch = std::max(scratch, kernels::panel_scratch_bytes(p.scale_cols, sizeof(float)));
+    }
+    a.planned_.push_back(p);
   }
-  std::sort(a.planned_.begin(), a.planned_.end(),
-            [](const Planned& x, const Planned& y) { return x.begin < y.begin; });
+  std::sort(a.planned_.begin(), a.planned_.end(), [](const Planned& x, const Planned& y) { return x.end < y.end; });
   if (scratch > 0) {
     a.scratch_.reset(static_cast<std::byte*>(std::malloc(scratch)));
     if (!a.scratch_) {
@@ -64,11 +77,14 @@ Result<PanelArranger> PanelArranger::create(std::span<const Graph* const> graphs
 }
 
 void PanelArranger::arrange_written(size_t written) {
-  // Matrices are arranged in the order of their offsets; one that ends past `written` waits, and so
-  // do the ones after it (the data arrives in order).
-  while (next_ < planned_.size() && planned_[next_].begin + planned_[next_].bytes <= written) {
+  // Matrices are arranged in the order of where their bytes (a q8 matrix's scales included) end;
+  // one that ends past `written` waits, and so do the ones after it (the data arrives in order).
+  while (next_ < planned_.size() && planned_[next_].end <= written) {
     const Planned& p = planned_[next_];
     kernels::arrange_panels_in_place(buffer_ + p.begin, p.rows, p.cols, p.element_size, scratch_.get());
+    if (p.scale_cols > 0) {
+      kernels::arrange_panels_in_place(buffer_ + p.scale_begin, p.rows, p.scale_cols, sizeof(float), scratch_.get());
+    }
     ++next_;
   }
 }

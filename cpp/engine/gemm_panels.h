@@ -46,11 +46,15 @@ class PanelArranger {
     size_t bytes;
     int64_t rows, cols;
     size_t element_size;
+    size_t end = 0;          // past the last byte, scales included
+    int64_t scale_cols = 0;  // q8 only: groups per row, and where the scales are
+    size_t scale_begin = 0;
+    size_t scale_bytes = 0;
   };
   PanelArranger() = default;
 
   std::byte* buffer_ = nullptr;
-  std::vector<Planned> planned_;  // by begin
+  std::vector<Planned> planned_;  // by end
   size_t next_ = 0;               // planned_[0, next_) are arranged
   MallocBytes scratch_;
 };

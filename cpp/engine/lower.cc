@@ -120,6 +120,9 @@ class OpChecker {
     if (wv.data == nullptr && wv.elements() > 0) {
       return internal_error(where_ + ": " + role + " '" + wv.name + "' has no data");
     }
+    if (wv.dtype == DType::kI8 && (wv.shape.size() != 2 || (wv.scales == nullptr && wv.elements() > 0))) {
+      return internal_error(where_ + ": " + role + " '" + wv.name + "' is I8 but not a q8 matrix with scales");
+    }
     return &wv;
   }
 
@@ -219,7 +222,7 @@ Status check_op(const Graph& g, const WeightTable& weights, size_t index) {
 }
 
 kernels::MatrixRef matrix_ref(const WeightView& w) {
-  return {w.data, w.dtype, w.shape[0], w.shape[1], w.layout};
+  return {w.data, w.dtype, w.shape[0], w.shape[1], w.layout, w.scales};
 }
 
 const float* vector_data(const WeightTable& weights, std::optional<WeightId> id) {

@@ -27,15 +27,19 @@
 namespace laya {
 
 // One lowered op per struct; offsets are in f32 elements from the arena's start. Row counts are not
-// here: a step runs on the rows of the batch at hand, whatever the bucket.
+// here: a step runs on the rows of the batch at hand, whatever the bucket. kKind names the step's kind
+// in profiles (StepProfile::kind_name reads it from every alternative of Step, so a new step cannot
+// go unnamed).
 namespace steps {
 
 struct Embed {
+  static constexpr const char* kKind = "embed";
   kernels::Kernel<kernels::EmbedFn> kernel;
   kernels::MatrixRef table;
   size_t out = 0;
 };
 struct LayerNorm {
+  static constexpr const char* kKind = "layer_norm";
   kernels::Kernel<kernels::LayerNormFn> kernel;
   size_t x = 0;
   size_t out = 0;
@@ -46,6 +50,7 @@ struct LayerNorm {
   double eps = 0.0;
 };
 struct Gemm {
+  static constexpr const char* kKind = "gemm";
   kernels::Kernel<kernels::GemmFn> kernel;
   size_t a = 0;
   size_t out = 0;
@@ -55,12 +60,14 @@ struct Gemm {
   Epilogue epilogue = Epilogue::kNone;
 };
 struct Rope {
+  static constexpr const char* kKind = "rope";
   kernels::Kernel<kernels::RopeFn> kernel;
   size_t qkv = 0;
   int64_t heads = 0;
   const kernels::RopeTable* table = nullptr;  // kept alive by the Lowered holding the step
 };
 struct Attention {
+  static constexpr const char* kKind = "attention";
   kernels::Kernel<kernels::AttentionFn> kernel;
   size_t qkv = 0;
   size_t out = 0;
@@ -68,6 +75,7 @@ struct Attention {
   int64_t window = -1;  // < 0: every key of the sequence
 };
 struct GeGlu {
+  static constexpr const char* kKind = "geglu";
   kernels::Kernel<kernels::GeGluFn> kernel;
   size_t x = 0;
   size_t out = 0;
@@ -75,17 +83,20 @@ struct GeGlu {
   int64_t n = 0;  // out's width
 };
 struct AddType {
+  static constexpr const char* kKind = "add_type";
   kernels::Kernel<kernels::AddTypeFn> kernel;
   kernels::MatrixRef table;
   size_t h = 0;
 };
 struct GatherMarkers {
+  static constexpr const char* kKind = "gather_markers";
   kernels::Kernel<kernels::GatherMarkersFn> kernel;
   size_t h = 0;
   size_t out = 0;
   int64_t width = 0;
 };
 struct ActFeatures {
+  static constexpr const char* kKind = "act_features";
   kernels::Kernel<kernels::ActFeaturesFn> kernel;
   size_t h = 0;
   size_t logits = 0;
@@ -93,6 +104,7 @@ struct ActFeatures {
   int64_t width = 0;  // h's width; out is 4 wider
 };
 struct MeanPool {
+  static constexpr const char* kKind = "mean_pool";
   kernels::Kernel<kernels::MeanPoolFn> kernel;
   size_t h = 0;
   size_t out = 0;

@@ -3,16 +3,25 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "util/overloaded.h"
 
 namespace laya {
 
+namespace {
+
+// Each alternative's kKind, in the variant's order: built from the variant itself, so the table
+// cannot fall out of step with it and a step struct without a name does not compile.
+template <size_t... kIndex>
+constexpr std::array<const char*, sizeof...(kIndex)> step_kind_names(std::index_sequence<kIndex...>) {
+  return {std::variant_alternative_t<kIndex, Step>::kKind...};
+}
+
+}  // namespace
+
 const char* StepProfile::kind_name(size_t kind) {
-  // In the order of the Step variant's alternatives.
-  static constexpr std::array<const char*, kKinds> kNames = {
-      "embed", "layer_norm", "gemm", "rope", "attention", "geglu", "add_type", "gather_markers",
-      "act_features", "mean_pool"};
+  static constexpr auto kNames = step_kind_names(std::make_index_sequence<kKinds>());
   return kind < kNames.size() ? kNames[kind] : "?";
 }
 

@@ -50,6 +50,9 @@ void convert_to_f32(DType dtype, const std::byte* src, size_t count, float* dst)
       }
       return;
     }
+    case DType::kI8:  // the integers themselves; a q8 matrix's scales are applied by its reader
+      for (size_t i = 0; i < count; ++i) dst[i] = static_cast<float>(static_cast<int8_t>(src[i]));
+      return;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/madd.h"
 #include "kernels/rope.h"
 
 namespace laya::kernels {
@@ -26,7 +27,8 @@ void attention_f32_scalar(const AttentionArgs& a, int64_t item_begin, int64_t it
       for (int64_t j = lo; j < hi; ++j) {
         const float* k = rows + j * stride + d + h * kHeadDim;
         float dot = 0.0f;
-        for (int64_t t = 0; t < kHeadDim; ++t) dot += q[t] * k[t];
+        // madd (kernels/madd.h): the SIMD kernel's multiply-add, fused in the relaxed-SIMD build.
+        for (int64_t t = 0; t < kHeadDim; ++t) dot = madd(q[t], k[t], dot);
         scores[j] = dot * kAttentionScale;
         max = std::max(max, scores[j]);
       }
@@ -38,7 +40,7 @@ void attention_f32_scalar(const AttentionArgs& a, int64_t item_begin, int64_t it
       float* o = a.out + (start + i) * d + h * kHeadDim;
       for (int64_t t = 0; t < kHeadDim; ++t) {
         float acc = 0.0f;
-        for (int64_t j = lo; j < hi; ++j) acc += scores[j] * rows[j * stride + 2 * d + h * kHeadDim + t];
+        for (int64_t j = lo; j < hi; ++j) acc = madd(scores[j], rows[j * stride + 2 * d + h * kHeadDim + t], acc);
         o[t] = acc / sum;
       }
     }
@@ -46,14 +48,14 @@ void attention_f32_scalar(const AttentionArgs& a, int64_t item_begin, int64_t it
 }
 
 Kernel<AttentionFn> attention_kernel(Isa isa) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   if (isa == Isa::kSimd128) return {attention_f32_4x8_simd128, "attention_f32_4x8_simd128"};
 #endif
   return {attention_f32_scalar, "attention_f32_scalar"};
 }
 
 size_t attention_scratch_floats(Isa isa, int64_t max_seq_len) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   if (isa == Isa::kSimd128) {
     // The head's keys transposed, [64][len rounded up to a key tile], its values [keys][64], and a
     // query tile's accumulators [4][64] and queries [64][4].

@@ -29,7 +29,7 @@ using AttentionFn = void (*)(const AttentionArgs& args, int64_t item_begin, int6
                              float* scratch);
 
 void attention_f32_scalar(const AttentionArgs& args, int64_t item_begin, int64_t item_end, float* scratch);
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 // Query tiles of 4 against key tiles of 8 with an online softmax; key tiles outside every window
 // of the query tile are skipped.
 inline constexpr int64_t kAttentionQueryTile = 4;

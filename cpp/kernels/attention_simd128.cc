@@ -11,16 +11,16 @@
 //   on the rest of the batch.
 #include "kernels/attention.h"
 
-#ifdef __wasm_simd128__
-
-#include <wasm_simd128.h>
+#ifdef LAYA_SIMD128
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 
+#include "kernels/madd.h"
 #include "kernels/rope.h"
+#include "kernels/simd128.h"
 #include "kernels/simd128_math.h"
 
 namespace laya::kernels {
@@ -50,8 +50,8 @@ inline void score_tile(const float* qt, const Head& hd, int64_t j0, v128_t s[kQt
     const v128_t k1 = wasm_v128_load(k + 4);
     for (int r = 0; r < kQt; ++r) {
       const v128_t qv = wasm_v128_load32_splat(qt + t * kQt + r);
-      s[r][0] = wasm_f32x4_add(s[r][0], wasm_f32x4_mul(qv, k0));
-      s[r][1] = wasm_f32x4_add(s[r][1], wasm_f32x4_mul(qv, k1));
+      s[r][0] = madd(qv, k0, s[r][0]);
+      s[r][1] = madd(qv, k1, s[r][1]);
     }
   }
 }
@@ -133,8 +133,8 @@ inline void accumulate_values(float* acc, const float p[kQt][kKt], v128_t alpha,
       const v128_t v1 = wasm_v128_load(v + 4);
       for (int r = 0; r < kQt; ++r) {
         const v128_t pv = wasm_v128_load32_splat(&p[r][j - j0]);
-        o[r][0] = wasm_f32x4_add(o[r][0], wasm_f32x4_mul(pv, v0));
-        o[r][1] = wasm_f32x4_add(o[r][1], wasm_f32x4_mul(pv, v1));
+        o[r][0] = madd(pv, v0, o[r][0]);
+        o[r][1] = madd(pv, v1, o[r][1]);
       }
     }
     for (int r = 0; r < kQt; ++r) {
@@ -232,4 +232,4 @@ void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

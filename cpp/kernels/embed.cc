@@ -25,6 +25,7 @@ Kernel<EmbedFn> embed_kernel(DType dtype, Isa) {
     case DType::kF32: return {embed_scalar, "embed_f32_scalar"};
     case DType::kF16: return {embed_scalar, "embed_f16_scalar"};
     case DType::kBF16: return {embed_scalar, "embed_bf16_scalar"};
+    case DType::kI8: return {embed_scalar, "embed_q8_scalar"};
   }
   return {embed_scalar, "embed_scalar"};
 }
@@ -34,6 +35,7 @@ Kernel<AddTypeFn> add_type_kernel(DType dtype, Isa) {
     case DType::kF32: return {add_type_scalar, "add_type_f32_scalar"};
     case DType::kF16: return {add_type_scalar, "add_type_f16_scalar"};
     case DType::kBF16: return {add_type_scalar, "add_type_bf16_scalar"};
+    case DType::kI8: return {add_type_scalar, "add_type_q8_scalar"};
   }
   return {add_type_scalar, "add_type_scalar"};
 }

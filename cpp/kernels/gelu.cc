@@ -12,7 +12,7 @@ void geglu_f32_scalar(const float* x, float* out, int64_t n, int64_t row_begin, 
 }
 
 Kernel<GeGluFn> geglu_kernel(Isa isa) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   if (isa == Isa::kSimd128) return {geglu_f32_simd128, "geglu_f32_simd128"};
 #endif
   return {geglu_f32_scalar, "geglu_f32_scalar"};

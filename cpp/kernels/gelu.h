@@ -18,7 +18,7 @@ inline float gelu_scalar(float x) { return 0.5f * x * (1.0f + std::erf(x * kSqrt
 using GeGluFn = void (*)(const float* x, float* out, int64_t n, int64_t row_begin, int64_t row_end);
 
 void geglu_f32_scalar(const float* x, float* out, int64_t n, int64_t row_begin, int64_t row_end);
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 void geglu_f32_simd128(const float* x, float* out, int64_t n, int64_t row_begin, int64_t row_end);
 // GELU of `count` values, in place allowed: the vector erf of simd128_math.h.
 void gelu_f32_simd128(const float* x, float* out, int64_t count);

@@ -2,12 +2,11 @@
 // same vector code (padded), so every element of a row is computed the same way.
 #include "kernels/gelu.h"
 
-#ifdef __wasm_simd128__
-
-#include <wasm_simd128.h>
+#ifdef LAYA_SIMD128
 
 #include <cstring>
 
+#include "kernels/simd128.h"
 #include "kernels/simd128_math.h"
 
 namespace laya::kernels {
@@ -46,4 +45,4 @@ void geglu_f32_simd128(const float* x, float* out, int64_t n, int64_t row_begin,
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

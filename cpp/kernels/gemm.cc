@@ -3,6 +3,7 @@
 #include "kernels/gemm.h"
 
 #include "kernels/gelu.h"
+#include "kernels/madd.h"
 
 namespace laya::kernels {
 
@@ -24,7 +25,8 @@ void gemm_scalar(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* w_row
     for (int64_t i = 0; i < g.m; ++i) {
       const float* a = g.a + i * k;
       float sum = 0.0f;
-      for (int64_t t = 0; t < k; ++t) sum += a[t] * w_row[t];
+      // madd: a multiply and an add, or in the relaxed-SIMD build the SIMD kernels' relaxed_madd.
+      for (int64_t t = 0; t < k; ++t) sum = madd(a[t], w_row[t], sum);
       if (g.bias != nullptr) sum += g.bias[j];
       float& o = g.out[i * n + j];
       o = apply_epilogue(g.epilogue, sum, o);
@@ -33,12 +35,13 @@ void gemm_scalar(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* w_row
 }
 
 Kernel<GemmFn> gemm_kernel(DType dtype, Isa isa) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   if (isa == Isa::kSimd128) {
     switch (dtype) {
       case DType::kF32: return {gemm_f32_4x8_simd128, "gemm_f32_4x8_simd128"};
       case DType::kF16: return {gemm_f16_4x8_simd128, "gemm_f16_4x8_simd128"};
       case DType::kBF16: return {gemm_bf16_4x8_simd128, "gemm_bf16_4x8_simd128"};
+      case DType::kI8: return {gemm_q8_4x8_simd128, "gemm_q8_4x8_simd128"};
     }
   }
 #endif
@@ -46,12 +49,13 @@ Kernel<GemmFn> gemm_kernel(DType dtype, Isa isa) {
     case DType::kF32: return {gemm_scalar, "gemm_f32_scalar"};
     case DType::kF16: return {gemm_scalar, "gemm_f16_scalar"};
     case DType::kBF16: return {gemm_scalar, "gemm_bf16_scalar"};
+    case DType::kI8: return {gemm_scalar, "gemm_q8_scalar"};
   }
   return {gemm_scalar, "gemm_scalar"};
 }
 
 size_t gemm_scratch_floats(Isa isa, int64_t m, int64_t k) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   // A packed panel of kGemmKBlock × 8, and the 8-column partial sums of every row between blocks.
   if (isa == Isa::kSimd128) return static_cast<size_t>(kGemmKBlock * kGemmTileCols + m * kGemmTileCols);
 #endif

@@ -2,21 +2,21 @@
 // 8 weight rows and kGemmKBlock columns of k, the block is converted to f32 into a small panel laid
 // out k-major (8 floats per k, two f32x4): from weights arranged in panels at load
 // (WeightLayout::kPanels8) that is one contiguous conversion, or for F32 panels no copy at all;
-// from weights in rows it is a gather and transpose. Then a 4x8 register tile (8 f32x4
+// from weights in rows it is a gather and transpose (q8: float(q) · scale). Then a 4x8 register tile (8 f32x4
 // accumulators, the most V8 keeps in registers) runs over every row tile of A. Sums of one tile
 // carry over between k blocks through a per-row partial buffer, so each output is summed in k order
 // exactly as the scalar kernel sums it; the bias and the epilogue are applied once, after the last
 // block.
 #include "kernels/gemm.h"
 
-#ifdef __wasm_simd128__
-
-#include <wasm_simd128.h>
+#ifdef LAYA_SIMD128
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/madd.h"
+#include "kernels/simd128.h"
 #include "kernels/simd128_math.h"
 
 namespace laya::kernels {
@@ -34,6 +34,7 @@ inline v128_t load4(const std::byte* p) {
   } else if constexpr (D == DType::kF16) {
     return simd::f16_to_f32x4(wasm_u32x4_load16x4(p));
   } else {
+    static_assert(D == DType::kBF16 || D == DType::kI8);  // kI8 never gets here (pack_panel)
     return simd::bf16_to_f32x4(wasm_u32x4_load16x4(p));
   }
 }
@@ -45,7 +46,8 @@ void pack_panel(const MatrixRef& w, int64_t j0, int64_t rows, int64_t k0, int64_
   const size_t row_bytes = static_cast<size_t>(w.cols) * kSize;
   const std::byte* base = w.data + static_cast<size_t>(j0) * row_bytes + static_cast<size_t>(k0) * kSize;
   int64_t t = 0;
-  if (rows == kNr) {
+  // q8 matrices in rows are only the small heads (fewer than 8 rows): element by element below.
+  if (D != DType::kI8 && rows == kNr) {
     // Four k at a time: load 4 elements of each of the 8 rows, transpose two 4x4 blocks.
     for (; t + 4 <= kc; t += 4) {
       const std::byte* p = base + static_cast<size_t>(t) * kSize;
@@ -73,6 +75,24 @@ const float* panel_block(const MatrixRef& w, int64_t j0, int64_t k0, int64_t kc,
   if constexpr (D == DType::kF32) {
     if (reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) return reinterpret_cast<const float*>(src);
     std::memcpy(panel, src, static_cast<size_t>(count) * sizeof(float));
+    return panel;
+  } else if constexpr (D == DType::kI8) {
+    // 8 bytes per k (the panel's 8 rows), times the 8 rows' scales of its group: k0 is a multiple
+    // of kGemmKBlock, hence of the group, so groups start at t0.
+    static_assert(kGemmKBlock % kQ8Group == 0, "a k block holds whole q8 groups");
+    for (int64_t t0 = 0; t0 < kc; t0 += kQ8Group) {
+      const std::byte* scales = w.scale(j0, (k0 + t0) / kQ8Group);
+      const v128_t s0 = wasm_v128_load(scales);
+      const v128_t s1 = wasm_v128_load(scales + 16);
+      const int64_t t1 = std::min(kc, t0 + kQ8Group);
+      for (int64_t t = t0; t < t1; ++t) {
+        const v128_t q = wasm_i16x8_load8x8(src + kNr * t);
+        const v128_t lo = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q));
+        const v128_t hi = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(q));
+        wasm_v128_store(panel + t * kNr, wasm_f32x4_mul(lo, s0));
+        wasm_v128_store(panel + t * kNr + 4, wasm_f32x4_mul(hi, s1));
+      }
+    }
     return panel;
   } else {
     for (int64_t i = 0; i < count; i += 8) {
@@ -170,8 +190,8 @@ inline void tile(const TileJob& job, int64_t i) {
     const v128_t b1 = wasm_v128_load(b + t * kNr + 4);
     for (int r = 0; r < R; ++r) {
       const v128_t av = wasm_v128_load32_splat(a[r] + t);
-      acc[r][0] = wasm_f32x4_add(acc[r][0], wasm_f32x4_mul(av, b0));
-      acc[r][1] = wasm_f32x4_add(acc[r][1], wasm_f32x4_mul(av, b1));
+      acc[r][0] = madd(av, b0, acc[r][0]);
+      acc[r][1] = madd(av, b1, acc[r][1]);
     }
   }
   // The accumulators leave registers here, through a plain buffer: indexing them in the loops below
@@ -226,7 +246,10 @@ void gemm_f16_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, flo
 void gemm_bf16_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
   gemm_4x8<DType::kBF16>(g, n_begin, n_end, scratch);
 }
+void gemm_q8_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
+  gemm_4x8<DType::kI8>(g, n_begin, n_end, scratch);
+}
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

@@ -1,8 +1,15 @@
 // Which instruction set a kernel is written for. Every op has a plain scalar kernel (the executable
-// spec and the test oracle); the hot ones also have a wasm SIMD128 twin, compiled only when the
-// compiler targets it (__wasm_simd128__). Asking for kSimd128 where it is not compiled gives the
-// scalar kernel, and the kernel's name says which one was chosen.
+// spec and the test oracle); the hot ones also have a wasm SIMD128 twin, compiled where LAYA_SIMD128
+// is defined (below). Asking for kSimd128 where it is not compiled gives the scalar kernel, and the
+// kernel's name says which one was chosen.
 #pragma once
+
+// The one switch for the SIMD128 kernels: on when compiling to wasm SIMD, and natively when CMake
+// found SIMDe (LAYA_SIMDE, see kernels/simd128.h), so the native, sanitizer and fuzz builds run the
+// same kernel sources the wasm module ships.
+#if defined(__wasm_simd128__) || defined(LAYA_SIMDE)
+#define LAYA_SIMD128 1
+#endif
 
 namespace laya::kernels {
 
@@ -12,7 +19,7 @@ const char* isa_name(Isa isa);  // "scalar", "simd128"
 
 // Whether this build has the SIMD128 kernels.
 constexpr bool simd128_compiled() {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   return true;
 #else
   return false;

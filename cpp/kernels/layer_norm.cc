@@ -28,7 +28,7 @@ void layer_norm_f32_scalar(const LayerNormArgs& a, int64_t row_begin, int64_t ro
 }
 
 Kernel<LayerNormFn> layer_norm_kernel(Isa isa) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   if (isa == Isa::kSimd128) return {layer_norm_f32_simd128, "layer_norm_f32_simd128"};
 #endif
   return {layer_norm_f32_scalar, "layer_norm_f32_scalar"};

@@ -22,7 +22,7 @@ struct LayerNormArgs {
 using LayerNormFn = void (*)(const LayerNormArgs& args, int64_t row_begin, int64_t row_end);
 
 void layer_norm_f32_scalar(const LayerNormArgs& args, int64_t row_begin, int64_t row_end);
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 void layer_norm_f32_simd128(const LayerNormArgs& args, int64_t row_begin, int64_t row_end);
 #endif
 

@@ -3,11 +3,11 @@
 // result by at most one f32 rounding.
 #include "kernels/layer_norm.h"
 
-#ifdef __wasm_simd128__
-
-#include <wasm_simd128.h>
+#ifdef LAYA_SIMD128
 
 #include <cmath>
+
+#include "kernels/simd128.h"
 
 namespace laya::kernels {
 
@@ -78,4 +78,4 @@ void layer_norm_f32_simd128(const LayerNormArgs& a, int64_t row_begin, int64_t r
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

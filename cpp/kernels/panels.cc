@@ -33,7 +33,9 @@ void arrange_panels_in_place(std::byte* data, int64_t n, int64_t k, size_t eleme
   const size_t panel_bytes = panel_scratch_bytes(k, element_size);
   for (int64_t p = 0; p < n / kPanelRows; ++p) {
     std::byte* panel = data + static_cast<size_t>(p) * panel_bytes;
-    if (element_size == 2) {
+    if (element_size == 1) {
+      arrange_panel(panel, k, reinterpret_cast<uint8_t*>(scratch));
+    } else if (element_size == 2) {
       arrange_panel(panel, k, reinterpret_cast<uint16_t*>(scratch));
     } else {
       arrange_panel(panel, k, reinterpret_cast<uint32_t*>(scratch));

@@ -55,7 +55,7 @@ void rope_f32_scalar(const RopeArgs& a, int64_t seq_begin, int64_t seq_end) {
 }
 
 Kernel<RopeFn> rope_kernel(Isa isa) {
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
   if (isa == Isa::kSimd128) return {rope_f32_simd128, "rope_f32_simd128"};
 #endif
   return {rope_f32_scalar, "rope_f32_scalar"};

@@ -36,7 +36,7 @@ struct RopeArgs {
 using RopeFn = void (*)(const RopeArgs& args, int64_t seq_begin, int64_t seq_end);
 
 void rope_f32_scalar(const RopeArgs& args, int64_t seq_begin, int64_t seq_end);
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 void rope_f32_simd128(const RopeArgs& args, int64_t seq_begin, int64_t seq_end);
 #endif
 

@@ -2,11 +2,11 @@
 // sum or difference, no FMA), so both give the same bits.
 #include "kernels/rope.h"
 
-#ifdef __wasm_simd128__
-
-#include <wasm_simd128.h>
+#ifdef LAYA_SIMD128
 
 #include <cassert>
+
+#include "kernels/simd128.h"
 
 namespace laya::kernels {
 
@@ -37,4 +37,4 @@ void rope_f32_simd128(const RopeArgs& a, int64_t seq_begin, int64_t seq_end) {
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

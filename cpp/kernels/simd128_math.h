@@ -1,5 +1,6 @@
 // Vector math for the wasm SIMD128 kernels: exp, erf, the exact GELU, row reductions and the 4x4
-// transpose, and exact F16 / BF16 -> f32 conversion. Compiled only for wasm SIMD (__wasm_simd128__).
+// transpose, and exact F16 / BF16 -> f32 conversion. Compiled where the SIMD kernels are (LAYA_SIMD128:
+// wasm SIMD, and natively on SIMDe, kernels/simd128.h).
 //
 // exp and erf are our own fits (simd128_math_fit.py regenerates the coefficients and prints their
 // error on a dense grid): exp is Cody-Waite reduction to r in [-ln2/2, ln2/2] and 1 + r + r²·q(r),
@@ -7,9 +8,9 @@
 // GELU built on them is within 1.3e-7 · max(1, |y|) of the exact value.
 #pragma once
 
-#ifdef __wasm_simd128__
+#include "kernels/simd128.h"
 
-#include <wasm_simd128.h>
+#ifdef LAYA_SIMD128
 
 #include <cstdint>
 
@@ -144,4 +145,4 @@ inline void f16x8_to_f32x4x2(v128_t h, v128_t& low, v128_t& high) {
 
 }  // namespace laya::kernels::simd
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

@@ -84,8 +84,100 @@ CheckpointLayout checkpoint_layout(const LayaConfig& config) {
   return std::move(b.layout());
 }
 
+const std::string* quantization_marker(const safetensors::Header& header) {
+  for (const auto& [key, value] : header.metadata) {
+    if (key == kQuantizationKey) return &value;
+  }
+  return nullptr;
+}
+
+bool is_q8_checkpoint(const safetensors::Header& header) {
+  const std::string* marker = quantization_marker(header);
+  return marker != nullptr && *marker == kQ8Marker;
+}
+
+const safetensors::TensorEntry* q8_scales_entry(const safetensors::Header& header, std::string_view name) {
+  return header.find(std::string(name) + std::string(kQ8ScalesSuffix));
+}
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Quantized layouts of other tools, told apart from a damaged file before the tensors are matched.
+Status check_quantization(const safetensors::Header& header) {
+  constexpr std::string_view kHint =
+      "; laya-wasm reads F32, F16 and BF16 checkpoints and its own q8 format (docs/q8-format.md): quantize the "
+      "original checkpoint with `laya-wasm quantize`";
+  static constexpr std::pair<std::string_view, std::string_view> kForeign[] = {
+      {".qweight", "GPTQ / AWQ"}, {".qzeros", "GPTQ / AWQ"}, {".g_idx", "GPTQ"},
+      {".SCB", "bitsandbytes"},   {".weight_format", "bitsandbytes"}, {".absmax", "bitsandbytes"},
+      {".quant_map", "bitsandbytes"}};
+  for (const auto& t : header.tensors) {
+    for (const auto& [suffix, tool] : kForeign) {
+      if (ends_with(t.name, suffix)) {
+        return unsupported_model("model.safetensors holds " + t.name + ", a " + std::string(tool) +
+                                 " quantized layout" + std::string(kHint));
+      }
+    }
+  }
+  const std::string* marker = quantization_marker(header);
+  if (marker != nullptr && *marker != kQ8Marker) {
+    return unsupported_model("model.safetensors is quantized as \"" + *marker + "\" (__metadata__ " +
+                             std::string(kQuantizationKey) + "), expected \"" + std::string(kQ8Marker) + "\"" +
+                             std::string(kHint));
+  }
+  if (marker == nullptr) {
+    for (const auto& t : header.tensors) {
+      if (t.dtype == DType::kI8) {
+        return unsupported_model("model.safetensors: tensor " + t.name + " is I8 but __metadata__ has no " +
+                                 std::string(kQuantizationKey) + " = \"" + std::string(kQ8Marker) +
+                                 "\" marker, so its scales and grouping are unknown" + std::string(kHint));
+      }
+    }
+  }
+  return {};
+}
+
+// A q8 checkpoint's extra rules for one matched tensor: an I8 tensor is a matrix with its scales,
+// scales belong to an I8 matrix. The scales it claims are added to `claimed`.
+void check_q8_tensor(const safetensors::Header& header, const safetensors::TensorEntry& t,
+                     std::unordered_set<std::string_view>& claimed, std::vector<std::string>& problems) {
+  const safetensors::TensorEntry* scales = q8_scales_entry(header, t.name);
+  if (scales != nullptr) claimed.insert(scales->name);
+  if (t.dtype != DType::kI8) {
+    if (scales != nullptr) {
+      problems.push_back(scales->name + " scales " + t.name + ", which is " + dtype_name(t.dtype) + ", not I8");
+    }
+    return;
+  }
+  if (t.shape.size() != 2) {
+    problems.push_back(t.name + " is I8, but only matrices are quantized (vectors stay F32, F16 or BF16)");
+    return;
+  }
+  if (scales == nullptr) {
+    problems.push_back(t.name + " is I8 but has no scales (" + t.name + std::string(kQ8ScalesSuffix) + ")");
+    return;
+  }
+  const std::vector<int64_t> want{t.shape[0], q8_groups(t.shape[1])};
+  if (scales->dtype != DType::kF32) {
+    problems.push_back(scales->name + " is " + dtype_name(scales->dtype) + ", expected F32");
+  }
+  if (scales->shape != want) {
+    problems.push_back(scales->name + " has shape " + safetensors::shape_string(scales->shape) + ", expected " +
+                       safetensors::shape_string(want) + " (one scale per group of " + std::to_string(kQ8Group) +
+                       " of each row of " + t.name + " " + safetensors::shape_string(t.shape) + ")");
+  }
+}
+
+}  // namespace
+
 Result<std::vector<const safetensors::TensorEntry*>> match_tensors(const CheckpointLayout& layout,
                                                                    const safetensors::Header& header) {
+  LAYA_RETURN_IF_ERROR(check_quantization(header));
+  const bool q8 = is_q8_checkpoint(header);
   std::unordered_map<std::string_view, const safetensors::TensorEntry*> by_name;
   for (const auto& t : header.tensors) by_name.emplace(t.name, &t);
   std::unordered_set<std::string_view> claimed;
@@ -114,11 +206,13 @@ Result<std::vector<const safetensors::TensorEntry*>> match_tensors(const Checkpo
       problems.push_back(found[0]->name + " and " + found[1]->name + " are two spellings of the same tensor");
     } else {
       check_shape(*found.front(), want.shape);
+      if (q8) check_q8_tensor(header, *found.front(), claimed, problems);
     }
   }
   if (auto it = by_name.find(kTemperatureBuffer); it != by_name.end()) {
     claimed.insert(it->second->name);
     check_shape(*it->second, {3});
+    if (q8) check_q8_tensor(header, *it->second, claimed, problems);
   }
   for (const auto& t : header.tensors) {
     if (!claimed.count(t.name)) problems.push_back("unexpected " + t.name + " " + safetensors::shape_string(t.shape));

@@ -57,9 +57,25 @@ CheckpointLayout checkpoint_layout(const LayaConfig& config);
 // any float dtype, never used (calibration comes from rl_agent_config.json).
 inline constexpr std::string_view kTemperatureBuffer = "temperature";
 
+// q8 checkpoints (docs/q8-format.md): `__metadata__` carries kQuantizationKey = kQ8Marker; each
+// quantized matrix is an I8 tensor under the weight's own name and shape, with its scales beside it
+// as `<name>.q8_scales`, F32 [n, q8_groups(k)]. Vectors stay float.
+inline constexpr std::string_view kQuantizationKey = "laya_quantization";
+inline constexpr std::string_view kQ8Marker = "q8_sym_g64";
+inline constexpr std::string_view kQ8ScalesSuffix = ".q8_scales";
+
+// The marker's value, or nullptr when the header has none.
+const std::string* quantization_marker(const safetensors::Header& header);
+bool is_q8_checkpoint(const safetensors::Header& header);
+// The scales entry of the q8 matrix `name`, nullptr if absent.
+const safetensors::TensorEntry* q8_scales_entry(const safetensors::Header& header, std::string_view name);
+
 // The header entry of each expected tensor (in layout order, under whichever accepted spelling the
 // file uses), or one invalid_checkpoint error listing every missing tensor with its expected
-// shape, every shape mismatch and every unexpected tensor.
+// shape, every shape mismatch and every unexpected tensor. In a q8 checkpoint an I8 matrix needs its
+// scales (F32, one per group of 64 of each row) and scales need an I8 matrix; vectors are never I8.
+// Other tools' quantized layouts (GPTQ / AWQ qweight, bitsandbytes SCB, I8 without the marker, a
+// marker of another scheme) are unsupported_model.
 Result<std::vector<const safetensors::TensorEntry*>> match_tensors(const CheckpointLayout& layout,
                                                                    const safetensors::Header& header);
 

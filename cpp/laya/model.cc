@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graph/half.h"
+#include "graph/q8.h"
 #include "laya/graphs.h"
 
 namespace laya {
@@ -29,6 +30,22 @@ Status check_finite_vector(const std::string& name, std::span<const float> value
   return {};
 }
 
+// A q8 scale must be a finite number >= 0 (scale = max|w| / 127); anything else is a damaged or
+// foreign file. The scales are a 64th of the matrix, so all of them are read (in whatever layout
+// they are in by now: the check is on values, not positions). A zero scale reads its group as zeros.
+Status check_q8_scales(const WeightView& view) {
+  const int64_t count = view.shape[0] * q8_groups(view.shape[1]);
+  for (int64_t i = 0; i < count; ++i) {
+    const float s = load_scale(view.scales + i * sizeof(float));
+    if (!(s >= 0.0f) || !std::isfinite(s)) {
+      const std::string value = std::isnan(s) ? "nan" : std::isinf(s) ? (s > 0 ? "inf" : "-inf") : std::to_string(s);
+      return invalid_checkpoint("model.safetensors: " + view.name + std::string(kQ8ScalesSuffix) + " holds a scale of " +
+                                value + "; q8 scales must be finite and >= 0");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data) {
@@ -39,6 +56,10 @@ Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header
   plan.weights.reserve(entries.size());
   for (const auto* entry : entries) {
     plan.weights.push_back({.name = entry->name, .dtype = entry->dtype, .shape = entry->shape, .data = data + entry->begin});
+    if (entry->dtype == DType::kI8) {
+      // match_tensors checked the scales are there, F32 and one per group.
+      plan.weights.back().scales = data + q8_scales_entry(header, entry->name)->begin;
+    }
   }
   plan.decision = build_decision_graph(config, plan.ids);
   plan.embedding = build_embedding_graph(config, plan.ids);
@@ -63,6 +84,7 @@ Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header
   model.embedding = std::move(plan.embedding);
   size_t next_vector = 0;
   for (WeightView& view : model.weights) {
+    if (view.dtype == DType::kI8) LAYA_RETURN_IF_ERROR(check_q8_scales(view));
     if (view.shape.size() != 1) continue;
     float* out = model.vectors.get() + next_vector;
     const auto count = static_cast<size_t>(view.shape[0]);

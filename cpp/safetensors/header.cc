@@ -1,6 +1,7 @@
 // Header validation collects every problem it finds (one message lists them all) except JSON syntax
 // errors, which stop at the first. The checks are kime's: sizes match shapes and dtypes, ranges lie
-// in the data section and tile it with no overlap, gap or trailing byte.
+// in the data section and tile it with no overlap, gap or trailing byte. Tensors that tile a longer
+// data section than the file holds mean the file was cut short: that is said once, not per tensor.
 #include "safetensors/header.h"
 
 #include <algorithm>
@@ -36,6 +37,7 @@ std::optional<DType> dtype_from_name(std::string_view name) {
   if (name == "F32") return DType::kF32;
   if (name == "F16") return DType::kF16;
   if (name == "BF16") return DType::kBF16;
+  if (name == "I8") return DType::kI8;  // read only as q8 (laya/checkpoint.h, docs/q8-format.md)
   return std::nullopt;
 }
 
@@ -65,11 +67,16 @@ std::string range_string(const Range& r) {
   return std::string(r.name) + " [" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ")";
 }
 
+// A file that ends before the bytes its header accounts for: most likely a download that stopped.
+std::string truncated_message(std::string_view file_name, uint64_t needed, uint64_t present) {
+  return std::string(file_name) + " is truncated: its header needs " + std::to_string(needed) + " bytes, only " +
+         std::to_string(present) + " are present";
+}
+
 class EntryChecker {
  public:
-  EntryChecker(uint64_t data_length, std::vector<std::string>& problems,
-               std::vector<std::string>& unsupported)
-      : data_length_(data_length), problems_(problems), unsupported_(unsupported) {}
+  EntryChecker(std::vector<std::string>& problems, std::vector<std::string>& unsupported)
+      : problems_(problems), unsupported_(unsupported) {}
 
   // Checks one tensor entry; returns it when it is fully valid. A valid range is added to `ranges`
   // even when something else about the entry is wrong, so the tiling check sees it.
@@ -118,7 +125,7 @@ class EntryChecker {
         dtype_known = true;
       } else {
         unsupported_.push_back("tensor " + name + " has dtype " + dtype->as_string() +
-                               "; supported dtypes are F32, F16 and BF16");
+                               "; supported dtypes are F32, F16, BF16 and I8 (q8)");
         ok = false;
       }
     }
@@ -196,15 +203,11 @@ class EntryChecker {
       problems_.push_back(at + written + " end before they begin");
       return false;
     }
-    if (end > data_length_) {
-      problems_.push_back(at + written + " run past the end of the data section (" +
-                          std::to_string(data_length_) + " bytes)");
-      return false;
-    }
+    // A range past the end of the data section is left to the tiling check, which tells a file cut
+    // short from one with a gap or an overlap.
     return true;
   }
 
-  uint64_t data_length_;
   std::vector<std::string>& problems_;
   std::vector<std::string>& unsupported_;
 };
@@ -222,7 +225,8 @@ void check_metadata(const json::Value& v, std::vector<std::string>& problems) {
 }
 
 // Ranges sorted by offset must follow each other exactly from 0 to the end of the data section.
-void check_tiling(std::vector<Range> ranges, uint64_t data_length, std::vector<std::string>& problems) {
+// Returns where the furthest range ends; past `data_length` the caller reports the file truncated.
+uint64_t check_tiling(std::vector<Range> ranges, uint64_t data_length, std::vector<std::string>& problems) {
   std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   uint64_t cursor = 0;
@@ -243,6 +247,7 @@ void check_tiling(std::vector<Range> ranges, uint64_t data_length, std::vector<s
     problems.push_back(std::to_string(data_length - cursor) + " trailing bytes after the last tensor (tensors end at " +
                        std::to_string(cursor) + ", the data section is " + std::to_string(data_length) + " bytes)");
   }
+  return cursor;
 }
 
 }  // namespace
@@ -263,7 +268,8 @@ const TensorEntry* Header::find(std::string_view name) const {
   return nullptr;
 }
 
-Result<uint64_t> read_header_length(std::span<const std::byte, 8> prefix, uint64_t file_size) {
+Result<uint64_t> read_header_length(std::span<const std::byte, 8> prefix, uint64_t file_size,
+                                    std::string_view file_name) {
   if (file_size < 8) {
     return invalid_checkpoint(std::string(kWhat) + ": the file is " + std::to_string(file_size) +
                               " bytes, too short for the 8-byte header length");
@@ -275,14 +281,11 @@ Result<uint64_t> read_header_length(std::span<const std::byte, 8> prefix, uint64
     return invalid_checkpoint(std::string(kWhat) + ": header length " + std::to_string(n) + " exceeds the limit of " +
                               std::to_string(kMaxHeaderLength) + " bytes");
   }
-  if (8 + n > file_size) {
-    return invalid_checkpoint(std::string(kWhat) + ": header length " + std::to_string(n) +
-                              " runs past the end of the " + std::to_string(file_size) + "-byte file");
-  }
+  if (8 + n > file_size) return invalid_checkpoint(truncated_message(file_name, 8 + n, file_size));
   return n;
 }
 
-Result<Header> parse_header(std::string_view header_json, uint64_t file_size) {
+Result<Header> parse_header(std::string_view header_json, uint64_t file_size, std::string_view file_name) {
   const uint64_t n = header_json.size();
   if (n > kMaxHeaderLength || 8 + n > file_size) {
     return invalid_checkpoint(std::string(kWhat) + ": header length " + std::to_string(n) +
@@ -302,7 +305,7 @@ Result<Header> parse_header(std::string_view header_json, uint64_t file_size) {
   std::vector<std::string> unsupported;
   std::vector<Range> ranges;
   std::unordered_set<std::string_view> seen;
-  EntryChecker checker(header.data_length, problems, unsupported);
+  EntryChecker checker(problems, unsupported);
   for (const auto& [name, value] : root.members()) {
     if (!seen.insert(name).second) {
       problems.push_back((name == "__metadata__" ? name : "tensor " + name) + " appears more than once");
@@ -319,7 +322,14 @@ Result<Header> parse_header(std::string_view header_json, uint64_t file_size) {
     }
     if (auto entry = checker.check(name, value, ranges)) header.tensors.push_back(std::move(*entry));
   }
-  check_tiling(std::move(ranges), header.data_length, problems);
+  // Offsets are below 2^63 (non_negative_integer) and the data offset below 2^27: the sum cannot wrap.
+  const uint64_t tensors_end = check_tiling(std::move(ranges), header.data_length, problems);
+  if (tensors_end > header.data_length) {
+    std::string truncated = truncated_message(file_name, header.data_offset + tensors_end, file_size);
+    // A good header over a short file is this one line; otherwise the shortfall is one problem among the others.
+    if (problems.empty() && unsupported.empty()) return invalid_checkpoint(std::move(truncated));
+    problems.push_back(std::move(truncated));
+  }
 
   if (!problems.empty()) {
     problems.insert(problems.end(), unsupported.begin(), unsupported.end());
@@ -329,12 +339,12 @@ Result<Header> parse_header(std::string_view header_json, uint64_t file_size) {
   return header;
 }
 
-Result<Header> parse_file_header(std::span<const std::byte> file) {
+Result<Header> parse_file_header(std::span<const std::byte> file, std::string_view file_name) {
   std::array<std::byte, 8> prefix{};
   if (!file.empty()) std::memcpy(prefix.data(), file.data(), std::min<size_t>(file.size(), 8));
-  LAYA_ASSIGN_OR_RETURN(uint64_t n, read_header_length(prefix, file.size()));
+  LAYA_ASSIGN_OR_RETURN(uint64_t n, read_header_length(prefix, file.size(), file_name));
   std::string_view json(reinterpret_cast<const char*>(file.data()) + 8, n);
-  return parse_header(json, file.size());
+  return parse_header(json, file.size(), file_name);
 }
 
 }  // namespace laya::safetensors

@@ -42,16 +42,25 @@ struct Header {
 // "[64, 128]", the way messages write a shape.
 std::string shape_string(const std::vector<int64_t>& shape);
 
-// The header length N from the first 8 bytes of a file of `file_size` bytes.
-Result<uint64_t> read_header_length(std::span<const std::byte, 8> prefix, uint64_t file_size);
+// How messages name the file when the caller does not (the session says "model.safetensors").
+inline constexpr std::string_view kDefaultFileName = "the safetensors file";
+
+// The header length N from the first 8 bytes of a file of `file_size` bytes. A file that ends
+// inside its header is reported as truncated, naming it `file_name`.
+Result<uint64_t> read_header_length(std::span<const std::byte, 8> prefix, uint64_t file_size,
+                                    std::string_view file_name = kDefaultFileName);
 
 // Parses and checks the N header bytes. Reports every problem with the tensors in one error
 // (invalid_checkpoint), or unsupported_model when the only problem is a dtype other than
-// F32 / F16 / BF16.
-Result<Header> parse_header(std::string_view header_json, uint64_t file_size);
+// F32 / F16 / BF16 / I8 (whether an I8 tensor is a q8 weight is the checkpoint's question,
+// laya/checkpoint.h). A file cut short (a download that stopped early) has a good header whose
+// tensors run past its end: that is one line, "<file_name> is truncated: its header needs N bytes,
+// only M are present", rather than a problem per tensor.
+Result<Header> parse_header(std::string_view header_json, uint64_t file_size,
+                            std::string_view file_name = kDefaultFileName);
 
 // Both steps on a file held whole in memory (native tools, tests); the data section then starts
 // at file.data() + header.data_offset.
-Result<Header> parse_file_header(std::span<const std::byte> file);
+Result<Header> parse_file_header(std::span<const std::byte> file, std::string_view file_name = kDefaultFileName);
 
 }  // namespace laya::safetensors

@@ -60,11 +60,12 @@ Result<uint64_t> Session::header_bytes_needed(std::span<const std::byte> prefix,
                               " bytes is too short for a safetensors file (need at least 8)");
   }
   LAYA_ASSIGN_OR_RETURN(uint64_t header_length,
-                        safetensors::read_header_length(prefix.first<8>(), file_size));
+                        safetensors::read_header_length(prefix.first<8>(), file_size, "model.safetensors"));
   return 8 + header_length;
 }
 
-Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size) {
+Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
+                                         WeightsMode mode) {
   if (!config_) return invalid_request("planWeights: configure the session first");
   if (header_) return invalid_request("planWeights: the weights are already planned");
   LAYA_ASSIGN_OR_RETURN(uint64_t needed, header_bytes_needed(header_bytes, file_size));
@@ -73,8 +74,19 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
                               " bytes, got " + std::to_string(header_bytes.size()));
   }
   std::string_view json(reinterpret_cast<const char*>(header_bytes.data()) + 8, needed - 8);
-  LAYA_ASSIGN_OR_RETURN(safetensors::Header header, safetensors::parse_header(json, file_size));
+  LAYA_ASSIGN_OR_RETURN(safetensors::Header header, safetensors::parse_header(json, file_size, "model.safetensors"));
   LAYA_RETURN_IF_ERROR(check_tensors(*config_, header));
+  // Quantizing while loading: the buffer holds the q8 data section, planned from the header alone,
+  // and the bytes pass through a staging window; a q8 checkpoint is kept as it is.
+  std::optional<safetensors::Header> source;
+  std::optional<Q8Plan> q8;
+  if (mode == WeightsMode::kQ8 && !is_q8_checkpoint(header)) {
+    LAYA_ASSIGN_OR_RETURN(Q8Plan planned, plan_q8(header));
+    LAYA_RETURN_IF_ERROR(check_tensors(*config_, planned.header));
+    source = std::move(header);
+    header = planned.header;
+    q8 = std::move(planned);
+  }
 
   // 64-byte aligned so the data section starts on a cache line; at least one byte so an empty
   // data section still gets a distinct pointer.
@@ -94,15 +106,46 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
     data_.reset();
     return panels.error();
   }
+  if (q8) {
+    stage_.reset(static_cast<std::byte*>(std::malloc(kQ8StageBytes)));
+    if (!stage_) {
+      data_.reset();
+      return out_of_memory("model.safetensors: cannot allocate the " + std::to_string(kQ8StageBytes) +
+                           "-byte window that quantizes the weights to q8 as they arrive");
+    }
+    q8_streamer_ = std::make_unique<Q8Streamer>(*source, *q8, data_.get());
+  }
   panels_.emplace(std::move(panels).value());
   header_ = std::move(header);
+  if (q8) {
+    return WeightPlan{data_.get(), source->data_offset, source->data_length, stage_.get(), kQ8StageBytes};
+  }
   return WeightPlan{data_.get(), header_->data_offset, header_->data_length};
+}
+
+Status Session::weights_staged(size_t bytes) {
+  if (!q8_streamer_) return invalid_request("weightsStaged: the weights were not planned to be quantized while loading");
+  if (bytes > kQ8StageBytes) {
+    return invalid_request("weightsStaged: " + std::to_string(bytes) + " bytes is more than the " +
+                           std::to_string(kQ8StageBytes) + "-byte window");
+  }
+  Status s = q8_streamer_->consume({stage_.get(), bytes});
+  if (!s.ok()) return s;
+  panels_->arrange_written(static_cast<size_t>(q8_streamer_->target_written()));
+  return {};
 }
 
 Status Session::finish_weights() {
   if (!header_) return invalid_request("finishWeights: plan the weights first");
   if (model_) return invalid_request("finishWeights: the weights are already bound");
-  Status bound = bind_weights();
+  Status bound;
+  if (q8_streamer_ && !q8_streamer_->done()) {
+    bound = invalid_checkpoint("model.safetensors: the data section ended before every weight was quantized");
+  } else {
+    bound = bind_weights();
+  }
+  q8_streamer_.reset();
+  stage_.reset();
   if (!bound.ok()) {
     // The buffer may be half rearranged into panels: it is released, and loading starts over
     // from plan_weights.
@@ -115,6 +158,7 @@ Status Session::finish_weights() {
 
 Status Session::weights_written(uint64_t bytes) {
   if (!panels_) return invalid_request("weightsWritten: plan the weights first");
+  if (q8_streamer_) return invalid_request("weightsWritten: these weights are quantized while loading: use weightsStaged");
   panels_->arrange_written(static_cast<size_t>(std::min(bytes, header_->data_length)));
   return {};
 }
@@ -225,16 +269,31 @@ Result<decide::PreparedRequest> Session::prepare(const json::Value& state, const
 }
 
 Result<std::string> Session::answer(const decide::PreparedRequest& request,
-                                    const std::vector<decide::RowOutput>& outputs,
-                                    const decide::Dialect& dialect) const {
+                                    const std::vector<decide::RowOutput>& outputs, const decide::Dialect& dialect,
+                                    const std::optional<decide::ExtraMember>& extra) const {
   if (!config_) return invalid_request("answer: configure the session first");
-  return decide::answer_request(request, outputs, decide_config(dialect));
+  return decide::answer_request(request, outputs, decide_config(dialect), extra);
 }
 
 Result<std::string> Session::predict(const json::Value& state, const json::Value& questions,
                                      const decide::Dialect& dialect) {
   LAYA_RETURN_IF_ERROR(require_ready());
   LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, questions, dialect));
+  LAYA_ASSIGN_OR_RETURN(std::vector<decide::RowOutput> outputs, forward_rows(request));
+  return answer(request, outputs, dialect);
+}
+
+Result<std::string> Session::predict_shortlist(const json::Value& state, const json::Value& questions,
+                                               const decide::Dialect& dialect, int64_t k, size_t max_length) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  auto embed_texts = [&](const std::vector<std::string>& texts) { return embed(texts, max_length); };
+  LAYA_ASSIGN_OR_RETURN(decide::Shortlist shortlist, decide::shortlist_questions(state, questions, k, embed_texts));
+  LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, shortlist.questions, dialect));
+  LAYA_ASSIGN_OR_RETURN(std::vector<decide::RowOutput> outputs, forward_rows(request));
+  return answer(request, outputs, dialect, decide::ExtraMember{"shortlist", decide::shortlist_json(shortlist.entries)});
+}
+
+Result<std::vector<decide::RowOutput>> Session::forward_rows(const decide::PreparedRequest& request) {
   std::vector<decide::RowOutput> outputs;
   outputs.reserve(request.rows.size());
   size_t next = 0;
@@ -250,7 +309,7 @@ Result<std::string> Session::predict(const json::Value& state, const json::Value
     LAYA_ASSIGN_OR_RETURN(std::vector<DecisionOutput> chunk, forward_decisions(batch, false));
     for (DecisionOutput& o : chunk) outputs.push_back({std::move(o.logits), std::move(o.act)});
   }
-  return answer(request, outputs, dialect);
+  return outputs;
 }
 
 Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::string>& texts, size_t max_length) {

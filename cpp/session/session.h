@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "decide/request.h"
+#include "decide/shortlist.h"
 #include "engine/batch.h"
 #include "engine/executor.h"
 #include "engine/gemm_panels.h"
 #include "laya/config.h"
 #include "laya/model.h"
+#include "laya/q8_checkpoint.h"
 #include "safetensors/header.h"
 #include "tok/tokenizer.h"
 #include "util/malloc_bytes.h"
@@ -32,7 +34,19 @@ struct WeightPlan {
   std::byte* pointer = nullptr;
   uint64_t data_offset = 0;
   uint64_t data_length = 0;
+  // Quantizing while streaming (WeightsMode::kQ8 on a float checkpoint): the data section is not
+  // written at `pointer` but passed through a staging window of `stage_bytes` at `stage`, one
+  // window at a time, each reported with weights_staged.
+  std::byte* stage = nullptr;
+  size_t stage_bytes = 0;
 };
+
+// How plan_weights keeps the weights: as the file stores them, or quantized to q8 as they stream
+// in (docs/q8-format.md; a checkpoint that already is q8 is kept as it is either way).
+enum class WeightsMode { kAsStored, kQ8 };
+
+// The staging window of WeightsMode::kQ8: the extra memory of quantizing while loading.
+inline constexpr size_t kQ8StageBytes = size_t{1} << 20;
 
 // One forward pass's raw outputs, one entry per input sequence.
 struct DecisionOutput {
@@ -61,7 +75,11 @@ class Session {
   Result<uint64_t> header_bytes_needed(std::span<const std::byte> prefix, uint64_t file_size) const;
   // Validates the header against the configs, every tensor at once, before any weight byte is
   // read, then allocates the buffer the data section is written into (out_of_memory if it cannot).
-  Result<WeightPlan> plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size);
+  Result<WeightPlan> plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
+                                  WeightsMode mode = WeightsMode::kAsStored);
+  // kQ8 staging only: the next `bytes` (at most stage_bytes) of the data section are at `stage`.
+  // They are quantized (or copied) into the weights buffer now, and the window may be reused.
+  Status weights_staged(size_t bytes);
   // Optional, as the data section arrives: its first `bytes` are written. GEMM matrices wholly
   // inside are arranged into panels now, overlapping the download (engine/gemm_panels.h).
   Status weights_written(uint64_t bytes);
@@ -82,8 +100,13 @@ class Session {
   Result<decide::PreparedRequest> prepare(const json::Value& state, const json::Value& questions,
                                           const decide::Dialect& dialect) const;
   Result<std::string> answer(const decide::PreparedRequest& request,
-                             const std::vector<decide::RowOutput>& outputs,
-                             const decide::Dialect& dialect) const;
+                             const std::vector<decide::RowOutput>& outputs, const decide::Dialect& dialect,
+                             const std::optional<decide::ExtraMember>& extra = std::nullopt) const;
+  // predict_shortlist (laya-spec §5.8): choice questions with more than k labels cut to the k
+  // closest to the query by embedding (texts of at most max_length tokens), then predict; the
+  // response carries "shortlist" after "usage". Needs weights.
+  Result<std::string> predict_shortlist(const json::Value& state, const json::Value& questions,
+                                        const decide::Dialect& dialect, int64_t k, size_t max_length);
   // embed_fn_from_agent (laya-spec §3.10): mean-pooled encoder states, one row of d per text.
   Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts, size_t max_length);
 
@@ -103,6 +126,8 @@ class Session {
 
  private:
   Status bind_weights();
+  // The model's outputs for every row, in batches of at most kMaxTokensPerForward tokens.
+  Result<std::vector<decide::RowOutput>> forward_rows(const decide::PreparedRequest& request);
   Status require_ready() const;
   decide::DecideConfig decide_config(const decide::Dialect& dialect) const;
   decide::TextEncoder encoder() const;
@@ -114,6 +139,8 @@ class Session {
   std::optional<safetensors::Header> header_;
   MallocBytes data_;
   std::optional<PanelArranger> panels_;  // from plan_weights to finish_weights
+  std::unique_ptr<Q8Streamer> q8_streamer_;  // kQ8 staging, from plan_weights to finish_weights
+  MallocBytes stage_;
   std::unique_ptr<LayaModel> model_;
   std::unique_ptr<Executor> decision_;
   std::unique_ptr<Executor> embedding_;

@@ -49,7 +49,7 @@ Result<Batch> batch_from(const json::Value* list, const char* name, bool decisio
   return batch;
 }
 
-void append_floats(std::string& out, const std::vector<float>& values) {
+void append_floats(std::string& out, std::span<const float> values) {
   out += '[';
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ", ";
@@ -155,14 +155,59 @@ Result<std::vector<decide::RowOutput>> row_outputs(const json::Value& document, 
   return out;
 }
 
-std::string embeddings(const std::vector<std::vector<float>>& rows) {
+std::string embeddings(std::span<const float> rows, size_t dim) {
   std::string out = "{\"embeddings\": [";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) out += ", ";
-    append_floats(out, rows[i]);
+  for (size_t start = 0; dim > 0 && start < rows.size(); start += dim) {
+    if (start > 0) out += ", ";
+    append_floats(out, rows.subspan(start, dim));
   }
   out += "]}";
   return out;
+}
+
+Result<ShortlistOptions> shortlist_options(const json::Value& options) {
+  if (!options.is_object()) return invalid_request("predictShortlist: options must be a JSON object");
+  ShortlistOptions out;
+  // A positive integer, or the default when absent or null; errors show the value as JS prints it.
+  auto positive = [&](const char* key, int64_t max, int64_t& into) -> Status {
+    const json::Value* v = options.find(key);
+    if (v == nullptr || v->is_null()) return {};
+    std::optional<int64_t> n = v->is_number() ? v->as_int64() : std::nullopt;
+    if (n && *n >= 1 && *n <= max) {
+      into = *n;
+      return {};
+    }
+    const std::string shown = v->is_number() ? v->number_text() : v->is_string() ? v->as_string()
+                              : v->is_bool() ? (v->as_bool() ? "true" : "false") : json::kind_name(v->kind());
+    return invalid_request(std::string("predictShortlist: ") + key + " must be a positive integer, got " + shown);
+  };
+  int64_t max_length = static_cast<int64_t>(out.max_length);
+  LAYA_RETURN_IF_ERROR(positive("k", INT64_MAX, out.k));
+  LAYA_RETURN_IF_ERROR(positive("maxLength", 1'000'000'000, max_length));
+  out.max_length = static_cast<size_t>(max_length);
+  return out;
+}
+
+std::string config_summary(const LayaConfig& c) {
+  std::string out = "{\"encoder\": ";
+  json::append_quoted(out, c.encoder_name, false);
+  if (c.model_name) {  // absent, not null, when the config has none (undefined in TypeScript)
+    out += ", \"modelName\": ";
+    json::append_quoted(out, *c.model_name, false);
+  }
+  // laya/config.h accepts no other encoder.
+  out += ", \"modelType\": \"modernbert\"";
+  for (auto [key, value] : {std::pair{"hiddenSize", c.encoder.hidden_size}, std::pair{"encoderLayers", c.encoder.num_layers},
+                            std::pair{"attentionHeads", c.encoder.num_heads},
+                            std::pair{"intermediateSize", c.encoder.intermediate_size},
+                            std::pair{"vocabSize", c.encoder.vocab_size}, std::pair{"headLayers", c.head_layers},
+                            std::pair{"maxLen", c.max_len}, std::pair{"headMaxLen", c.head_max_len},
+                            std::pair{"actOutputs", c.act_outputs()}}) {
+    out += ", \"";
+    out += key;
+    out += "\": " + std::to_string(value);
+  }
+  return out + "}";
 }
 
 Result<std::vector<std::string>> texts(const json::Value& document) {

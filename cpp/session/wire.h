@@ -3,6 +3,8 @@
 // errors. Kept apart from Session so the session's API stays typed and the bind file stays thin.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,8 +35,21 @@ std::string prepared_request(const decide::PreparedRequest& request);
 // {"logits": [[...] per question], "act": [[...] per question]} -> one RowOutput per question.
 Result<std::vector<decide::RowOutput>> row_outputs(const json::Value& document, size_t questions);
 
-// {"embeddings": [[d floats] per text]}
-std::string embeddings(const std::vector<std::vector<float>>& rows);
+// {"embeddings": [[dim floats] per text]} from the rows laid end to end.
+std::string embeddings(std::span<const float> rows, size_t dim);
+
+// predictShortlist's options {"k", "maxLength", "shape"}: k (default 20) and maxLength (default
+// 512) must be positive integers; shape is read by the caller.
+struct ShortlistOptions {
+  int64_t k = 20;
+  size_t max_length = 512;
+};
+Result<ShortlistOptions> shortlist_options(const json::Value& options);
+
+// The summary of the parsed configs the package shows as model.config: encoder, modelName (only
+// when the config has one), modelType, hiddenSize, encoderLayers, attentionHeads, intermediateSize, vocabSize, headLayers,
+// maxLen, headMaxLen, actOutputs.
+std::string config_summary(const LayaConfig& config);
 
 // ["text", ...] -> texts; a non-string item is an error naming its index.
 Result<std::vector<std::string>> texts(const json::Value& document);

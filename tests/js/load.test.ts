@@ -261,7 +261,7 @@ describe('load from a directory', () => {
     const events: LoadProgressEvent[] = [];
     const pipeline = await loadPipelineWith(nodeRuntime, { directory: kTinyCheckpoint },
       { wasm: { factory: fake.factory }, onProgress: (e) => events.push(e) });
-    expect(fake.session.calls).toEqual(['configure', 'warnings']);
+    expect(fake.session.calls).toEqual(['configure', 'configSummary', 'warnings']);
     expect(events.some((e) => e.type === 'download' && e.file === 'model.safetensors')).toBe(false);
     expect(pipeline.config.weightsFileBytes).toBe(0);
     pipeline.dispose();

@@ -67,6 +67,11 @@ describe('results', () => {
     expect(Array.from(rows[0] as Float32Array)).toEqual([3, 16, Math.fround(0.1)]);
     expect(Array.from(rows[1] as Float32Array)).toEqual([0, 16, Math.fround(0.1)]);
     expect((rows[0] as Float32Array).buffer).not.toBe((rows[1] as Float32Array).buffer);
+    // Copies: overwriting the module's memory where the engine kept the rows changes nothing.
+    const kept = fake.session.embedded();
+    expect(kept.buffer).not.toBe((rows[0] as Float32Array).buffer);
+    kept.fill(7);
+    expect(Array.from(rows[0] as Float32Array)).toEqual([3, 16, Math.fround(0.1)]);
     model.dispose();
   });
 

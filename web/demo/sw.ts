@@ -18,9 +18,11 @@ interface ServiceWorkerScope {
 }
 
 const worker = self as unknown as ServiceWorkerScope;
-const kShellCache = 'laya-demo-shell-v2';
+const kShellCache = 'laya-demo-shell-v3';
 const kShell = ['./', 'index.html', 'demo.css', 'app.js', 'worker.js', 'dist/wasm/laya-core.js', 'dist/wasm/laya-core.wasm',
-  'dist/wasm/laya-core-mt.js', 'dist/wasm/laya-core-mt.wasm', 'dist/wasm/laya-core-mt.worker.js'];
+  'dist/wasm/laya-core-mt.js', 'dist/wasm/laya-core-mt.wasm', 'dist/wasm/laya-core-mt.worker.js',
+  'dist/wasm/laya-core-relaxed.js', 'dist/wasm/laya-core-relaxed.wasm', 'dist/wasm/laya-core-mt-relaxed.js',
+  'dist/wasm/laya-core-mt-relaxed.wasm', 'dist/wasm/laya-core-mt-relaxed.worker.js'];
 const shellUrls = new Set(kShell.map((path) => new URL(path, worker.registration.scope).href));
 
 worker.addEventListener('install', (event) => {

@@ -1,6 +1,6 @@
 // Typed errors of the package. Every failure a caller can act on is a LayaError whose `code` says
 // what kind of fault it is and whose message names the file, URL, tensor or field at fault;
-// cancellation is the platform's AbortError (design.md "TypeScript").
+// cancellation is the platform's AbortError (docs/architecture.md "Conventions").
 
 /** What kind of fault a LayaError reports. */
 export type LayaErrorCode =

@@ -3,6 +3,7 @@
 export { LayaError, type LayaErrorCode } from './errors.js';
 export type { EmbedOptions, ForwardOptions, LayaModel, LayaPipeline } from './model.js';
 export type { LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
+export type { SimdOption, SimdVariant } from './core/simd.js';
 export type { LayaConfigSummary } from './config-summary.js';
 export type {
   Answer, ChoiceAnswer, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer, StepProfile,

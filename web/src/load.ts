@@ -1,8 +1,8 @@
 // load() and loadPipeline(): one factory call from a source to a ready object, or a rejection
-// with nothing left allocated (design.md "TypeScript"). Files are opened together (so every
-// size, hence the total, is known early); the four small files configure the session; then
+// with nothing left allocated (docs/architecture.md "Conventions"). Files are opened together (so
+// every size, hence the total, is known early); the four small files configure the session; then
 // model.safetensors streams into wasm memory (weights-streamer.ts).
-import { summarizeConfig } from './config-summary.js';
+import { readConfigSummary } from './config-summary.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
 import { expectEmptyResult, parseSessionJson } from './core/session-result.js';
 import { LayaError, abortError, describeError, throwIfAborted } from './errors.js';
@@ -10,6 +10,7 @@ import { LayaModel, LayaPipeline } from './model.js';
 import { resolveLoadOptions, type LoadOptions } from './options.js';
 import { ProgressTracker } from './progress.js';
 import type { CreatedCore, Runtime } from './runtime.js';
+import { chooseSimd, relaxedSimdSupported, type SimdVariant } from './core/simd.js';
 import { applyThreads, requestedThreads } from './core/threads.js';
 import {
   kConfigFiles, kWeightsFile,
@@ -38,8 +39,17 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   try {
     const location = await runtime.locate(source, opts);
     const threads = requestedThreads(opts.threads, runtime.cores());
-    const created = await createCore(runtime, opts.wasm, threads);
+    const choice = chooseSimd(opts.simd, relaxedSimdSupported(opts.wasm.validate),
+                              runtime.relaxedSimdUnavailable ?? 'this engine does not compile relaxed SIMD');
+    if (choice.warning !== undefined) opts.onWarning(choice.warning);
+    const created = await createCore(runtime, opts.wasm, threads, choice.simd);
     core = created.core;
+    // The module says which build it is; modules from before issue 15 are plain.
+    const simd: SimdVariant = core.simd?.() ?? created.simd ?? 'plain';
+    if (opts.simd === 'relaxed' && choice.simd === 'relaxed' && simd !== 'relaxed') {
+      opts.onWarning(`laya-wasm: running the plain-SIMD module, not the relaxed-SIMD one asked for: ${
+        created.plainSimd ?? 'the wasm module given is the plain-SIMD build'}`);
+    }
     const granted = applyThreads(core, threads, created.singleThreaded ?? 'the wasm module has fewer workers');
     // Falling back is worth a warning only when the caller asked for threads.
     if (granted.warning !== undefined && opts.threads !== undefined) opts.onWarning(granted.warning);
@@ -59,17 +69,17 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
 
     const weights = opened[kConfigFiles.length];
     if (weights !== undefined) {
-      await streamWeights(core, session, weights, signal);
+      await streamWeights(core, session, weights, signal, opts.weights);
       progress.finish(weights.file);
       throwIfAborted(signal);
       expectEmptyResult(session.finishWeights(), 'finishWeights');
     }
-    const config = summarizeConfig(rlAgentConfig, encoderConfig, weights?.size ?? 0);
+    const config = readConfigSummary(session, weights?.size ?? 0);
     const warnings = parseSessionJson<unknown>(session.warnings(), 'warnings');
     if (!Array.isArray(warnings) || warnings.some((w) => typeof w !== 'string')) {
       throw new LayaError('internal', 'warnings: the wasm module did not return an array of strings');
     }
-    const handle = { core, session };
+    const handle = { core, session, simd };
     const loaded = withWeights ? new LayaModel(handle, config, warnings) : new LayaPipeline(handle, config, warnings);
     session = null;  // owned by `loaded` now, and the module with it
     core = null;
@@ -85,9 +95,10 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   }
 }
 
-async function createCore(runtime: Runtime, wasm: LoadOptions['wasm'] & object, threads: number): Promise<CreatedCore> {
+async function createCore(runtime: Runtime, wasm: LoadOptions['wasm'] & object, threads: number,
+                          simd: SimdVariant): Promise<CreatedCore> {
   try {
-    return await runtime.createCore(wasm, threads);
+    return await runtime.createCore(wasm, threads, simd);
   } catch (error) {
     if (error instanceof LayaError) throw error;
     throw new LayaError('internal', `loading the wasm module failed: ${describeError(error)}`, { cause: error });

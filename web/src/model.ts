@@ -5,18 +5,22 @@
 import './dispose-symbols.js';
 import type { LayaConfigSummary } from './config-summary.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
-import { checkSessionResult, parseSessionJson } from './core/session-result.js';
+import type { SimdVariant } from './core/simd.js';
+import { checkSessionResult, numberField, parseSessionJson } from './core/session-result.js';
 import { LayaError } from './errors.js';
 import {
   encodePredictOptions, encodeQuestions, encodeState, toJsonText,
   type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport, type StepProfile,
   type PredictOptions, type PreparedRequest, type QuestionsInput, type RecordedOutputs, type StateInput,
 } from './request.js';
+import { encodeShortlistOptions, type ShortlistOptions } from './shortlist.js';
 
 /** The wasm module instance and the session living in it. */
 export interface SessionHandle {
   core: LayaCoreModule;
   session: LayaSessionHandle;
+  /** The build the module is (default 'plain'). */
+  simd?: SimdVariant;
 }
 
 export interface EmbedOptions {
@@ -32,13 +36,19 @@ export interface ForwardOptions {
 export class LayaPipeline implements AsyncDisposable, Disposable {
   /** A summary of the checkpoint's configs. */
   readonly config: LayaConfigSummary;
-  /** Load-time warnings, e.g. temperatures clamped to [0.5, 5] (spec 5.1). */
+  /** Load-time warnings, e.g. temperatures clamped to [0.5, 5] (laya-spec §5.1). */
   readonly warnings: readonly string[];
+  /**
+   * The module build running: 'relaxed' (laya-core-relaxed / laya-core-mt-relaxed: fused
+   * multiply-add in the GEMM and attention) or 'plain' SIMD; see LoadOptions.simd.
+   */
+  readonly simd: SimdVariant;
   #handle: SessionHandle | null;
 
   /** @internal Built by load() / loadPipeline() only. */
   constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = []) {
     this.#handle = handle;
+    this.simd = handle.simd ?? 'plain';
     this.config = config;
     this.warnings = Object.freeze([...warnings]);
   }
@@ -111,7 +121,7 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
 }
 
 export class LayaModel extends LayaPipeline {
-  /** Typed decisions (spec 4-5): upstream's response, parsed. */
+  /** Typed decisions (laya-spec §4-5): upstream's response, parsed. */
   async predict(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<LayaResponse> {
     return JSON.parse(await this.predictJson(state, questions, options)) as LayaResponse;
   }
@@ -125,27 +135,37 @@ export class LayaModel extends LayaPipeline {
   }
 
   /**
-   * Mean-pooled encoder embeddings (upstream embed_fn_from_agent, spec 3.10), one Float32Array
+   * Mean-pooled encoder embeddings (upstream embed_fn_from_agent, laya-spec §3.10), one Float32Array
    * per text (copies, not views of wasm memory). null counts as "".
    */
   async embed(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<Float32Array[]> {
     const what = 'embed';
-    if (!Array.isArray(texts)) throw new LayaError('invalid_request', `${what}: texts must be an array of strings`);
-    const clean = texts.map((t, i) => {
-      if (t === null || t === undefined) return '';
-      if (typeof t !== 'string') throw new LayaError('invalid_request', `${what}: texts[${i}] is ${typeof t}, not a string`);
-      return t;
-    });
-    const maxLength = options.maxLength ?? 512;
-    if (!Number.isInteger(maxLength) || maxLength < 1) {
-      throw new LayaError('invalid_request', `${what}: maxLength must be a positive integer, got ${String(maxLength)}`);
+    const { rows, dim } = this.runEmbed(texts, options, what);
+    // Copied out of wasm memory at once (the view goes stale with the next call into the module),
+    // with this realm's Float32Array rather than the module's.
+    const floats = this.session(what).embedded();
+    if (!ArrayBuffer.isView(floats) || floats.length !== rows * dim) {
+      throw new LayaError('internal', `${what}: the wasm module returned ${floats?.length ?? 'no'} floats for ${rows} x ${dim}`);
     }
-    const result = parseSessionJson<{ embeddings?: unknown }>(this.session(what).embed(JSON.stringify(clean), maxLength), what);
-    const rows = result.embeddings;
-    if (!Array.isArray(rows) || rows.length !== clean.length) {
-      throw new LayaError('internal', `${what}: the wasm module returned ${Array.isArray(rows) ? rows.length : 'no'} embeddings for ${clean.length} texts`);
-    }
-    return rows.map((row) => Float32Array.from(row as number[]));
+    return Array.from({ length: rows }, (_, i) => new Float32Array(floats.subarray(i * dim, (i + 1) * dim)));
+  }
+
+  /** embed() as '{"embeddings": [[...]]}', each float the shortest text that reads back as the same f32. */
+  async embedJson(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<string> {
+    const what = 'embed';
+    this.runEmbed(texts, options, what);
+    return checkSessionResult(this.session(what).embeddedJson(), what);
+  }
+
+  /**
+   * predict_shortlist (laya-spec §5.8) as JSON text: the answer with "shortlist" after "usage".
+   * predictShortlist() in shortlist.ts is the documented entry point.
+   */
+  async predictShortlistJson(state: StateInput, questions: QuestionsInput, options: ShortlistOptions = {}): Promise<string> {
+    const what = 'predictShortlist';
+    const s = encodeState(state, what);
+    const q = encodeQuestions(questions, what);
+    return checkSessionResult(this.session(what).predictShortlist(s.text, s.isJson, q, encodeShortlistOptions(options)), what);
   }
 
   /**
@@ -179,5 +199,26 @@ export class LayaModel extends LayaPipeline {
   /** Time by step kind since profiling was turned on. */
   profile(): StepProfile {
     return parseSessionJson<StepProfile>(this.session('profile').profile(), 'profile');
+  }
+
+  /** Runs embed in the session, which keeps the rows; returns their count and width. */
+  private runEmbed(texts: ReadonlyArray<string | null>, options: EmbedOptions, what: string): { rows: number; dim: number } {
+    if (!Array.isArray(texts)) throw new LayaError('invalid_request', `${what}: texts must be an array of strings`);
+    const clean = texts.map((t, i) => {
+      if (t === null || t === undefined) return '';
+      if (typeof t !== 'string') throw new LayaError('invalid_request', `${what}: texts[${i}] is ${typeof t}, not a string`);
+      return t;
+    });
+    const maxLength = options.maxLength ?? 512;
+    if (!Number.isInteger(maxLength) || maxLength < 1) {
+      throw new LayaError('invalid_request', `${what}: maxLength must be a positive integer, got ${String(maxLength)}`);
+    }
+    const shape = parseSessionJson<{ rows?: unknown; dim?: unknown }>(this.session(what).embed(JSON.stringify(clean), maxLength), what);
+    const rows = numberField(shape, 'rows', what);
+    const dim = numberField(shape, 'dim', what);
+    if (rows !== clean.length) {
+      throw new LayaError('internal', `${what}: the wasm module returned ${rows} embeddings for ${clean.length} texts`);
+    }
+    return { rows, dim };
   }
 }

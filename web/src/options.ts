@@ -1,6 +1,7 @@
 // The one options object of load() / loadPipeline(), its defaults, and the progress events.
 import { LayaError } from './errors.js';
 import type { LayaCoreFactory } from './core/laya-core.js';
+import type { SimdOption, ValidateFunction } from './core/simd.js';
 import type { FetchFunction } from './sources/http-location.js';
 import { kDefaultRetries } from './sources/resumable-body.js';
 
@@ -15,7 +16,8 @@ export type LoadProgressEvent =
 
 /**
  * Where the wasm module comes from. Default: the package's dist/wasm/: laya-core.js / .wasm (SIMD,
- * one thread) and laya-core-mt.js / .wasm / .worker.js (SIMD + pthreads, used when threads > 1).
+ * one thread) and laya-core-mt.js / .wasm / .worker.js (SIMD + pthreads, used when threads > 1),
+ * and their relaxed-SIMD builds laya-core-relaxed.* and laya-core-mt-relaxed.* (LoadOptions.simd).
  */
 export interface WasmOptions {
   /**
@@ -31,6 +33,15 @@ export interface WasmOptions {
   wasmUrl?: string | URL;
   /** Path or URL of laya-core-mt.js (default: beside moduleUrl); its .wasm and .worker.js sit beside it. */
   threadedModuleUrl?: string | URL;
+  /** Path or URL of laya-core-relaxed.js (default: beside moduleUrl). */
+  relaxedModuleUrl?: string | URL;
+  /** Path or URL of laya-core-mt-relaxed.js (default: beside threadedModuleUrl, else beside moduleUrl). */
+  relaxedThreadedModuleUrl?: string | URL;
+  /**
+   * How relaxed-SIMD support is tested: given a probe module using f32x4.relaxed_madd, true when
+   * this engine compiles it. Default WebAssembly.validate (for tests and unusual hosts).
+   */
+  validate?: ValidateFunction;
 }
 
 export interface LoadOptions {
@@ -59,7 +70,7 @@ export interface LoadOptions {
    */
   retries?: number;
   /**
-   * Told of each load-time warning, e.g. temperatures clamped to [0.5, 5] (spec 5.1), which
+   * Told of each load-time warning, e.g. temperatures clamped to [0.5, 5] (laya-spec §5.1), which
    * upstream reports as a RuntimeWarning. Default console.warn. The model's `warnings` keeps them.
    */
   onWarning?: (message: string) => void;
@@ -74,6 +85,22 @@ export interface LoadOptions {
   threads?: number;
   /** Where the wasm module comes from. */
   wasm?: WasmOptions;
+  /**
+   * Which build of the module runs. 'auto' (default): the relaxed-SIMD one (fused multiply-add in
+   * the GEMM and attention: faster on CPUs with FMA) where the engine compiles relaxed SIMD
+   * (Chrome 114+, Firefox 146+, Node 22+, Node 20 with --experimental-wasm-relaxed-simd), else the
+   * plain-SIMD one. 'relaxed': the same, and onWarning says why when it cannot. 'plain': always
+   * the plain-SIMD build. `model.simd` tells which runs. Results of both agree within rounding
+   * (1e-4 of the reference); within one build they are bit-identical for any thread count.
+   */
+  simd?: SimdOption;
+  /**
+   * How the weights are held. 'stored' (default): as the file stores them (F32, F16, BF16, or q8
+   * for a q8 checkpoint). 'q8': an F32 / F16 / BF16 checkpoint is quantized to q8 (8-bit integers,
+   * one scale per 64 inputs; docs/q8-format.md) while it streams in, so memory after load is about
+   * 1.07 bytes per parameter; a q8 checkpoint loads as it is either way.
+   */
+  weights?: 'stored' | 'q8';
 }
 
 export interface ResolvedLoadOptions {
@@ -86,6 +113,8 @@ export interface ResolvedLoadOptions {
   /** undefined: the default for the machine. */
   threads: number | undefined;
   wasm: WasmOptions;
+  weights: 'stored' | 'q8';
+  simd: SimdOption;
 }
 
 export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLoadOptions {
@@ -106,6 +135,12 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) {
     throw new LayaError('invalid_request', `load: options.threads must be a positive integer, got ${String(o.threads)}`);
   }
+  if (o.weights !== undefined && o.weights !== 'stored' && o.weights !== 'q8') {
+    throw new LayaError('invalid_request', `load: options.weights must be 'stored' or 'q8', got ${String(o.weights)}`);
+  }
+  if (o.simd !== undefined && o.simd !== 'auto' && o.simd !== 'relaxed' && o.simd !== 'plain') {
+    throw new LayaError('invalid_request', `load: options.simd must be 'auto', 'relaxed' or 'plain', got ${String(o.simd)}`);
+  }
   const fetchFn = o.fetch ?? (typeof fetch === 'function' ? (input: string, init?: RequestInit) => fetch(input, init) : undefined);
   return {
     onProgress: o.onProgress ?? (() => undefined),
@@ -116,5 +151,7 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     retries: o.retries ?? kDefaultRetries,
     threads: o.threads,
     wasm: o.wasm ?? {},
+    weights: o.weights ?? 'stored',
+    simd: o.simd ?? 'auto',
   };
 }

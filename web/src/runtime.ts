@@ -5,6 +5,7 @@ import { LayaError } from './errors.js';
 import type { LayaCoreModule } from './core/laya-core.js';
 export type { LayaCoreModule };
 import type { ResolvedLoadOptions, WasmOptions } from './options.js';
+import type { SimdVariant } from './core/simd.js';
 import {
   isFilesSource, isHubSource, isUrlSource,
   type CheckpointLocation, type CheckpointSource,
@@ -22,9 +23,11 @@ export interface Runtime {
    * pthreads build with threads - 1 workers preloaded when threads > 1 and this context can share
    * memory, else the single-threaded build with `singleThreaded` saying why.
    */
-  createCore(wasm: WasmOptions, threads: number): Promise<CreatedCore>;
+  createCore(wasm: WasmOptions, threads: number, simd?: SimdVariant): Promise<CreatedCore>;
   /** Logical cores, for the default thread count. */
   cores(): number;
+  /** Why relaxed SIMD may be missing here, for onWarning. */
+  readonly relaxedSimdUnavailable?: string;
 }
 
 /** The pthreads build's loader, beside laya-core.js unless options.wasm.threadedModuleUrl says otherwise. */
@@ -34,6 +37,10 @@ export interface CreatedCore {
   core: LayaCoreModule;
   /** Why the single-threaded module was used although more threads were asked for. */
   singleThreaded?: string;
+  /** The build loaded (a given factory or wasmBinary: as asked; the module's simd() tells). */
+  simd?: SimdVariant;
+  /** Why the plain-SIMD module was used although the relaxed one was chosen (e.g. it is missing). */
+  plainSimd?: string;
 }
 
 /** The sources every runtime reads the same way; null for a directory (runtime-specific). */

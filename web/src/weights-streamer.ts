@@ -10,8 +10,14 @@ import { concatBytes } from './stream/byte-reader.js';
 
 const kLengthBytes = 8;
 
+/**
+ * `weights`: 'stored' keeps the file's dtypes; 'q8' quantizes an F32 / F16 / BF16 checkpoint while
+ * it streams in (docs/q8-format.md): C++ plans the weights buffer at q8 size and the file's bytes
+ * pass through its staging window (1 MiB), each window quantized before the next is read, so memory
+ * after the load is the q8 size whatever the download's.
+ */
 export async function streamWeights(core: LayaCoreModule, session: LayaSessionHandle, opened: OpenedFile,
-                                    signal: AbortSignal | undefined): Promise<void> {
+                                    signal: AbortSignal | undefined, weights: 'stored' | 'q8' = 'stored'): Promise<void> {
   const { file, location, size, reader } = opened;
   if (size === undefined) {
     throw new LayaError('network', `${file}: the size of ${location} is unknown`, { file });
@@ -30,7 +36,16 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
   const header = concatBytes([prefix, await reader.readBytes(headerEnd - kLengthBytes)]);
   throwIfAborted(signal);
 
-  const plan = parseSessionJson<Record<string, unknown>>(session.planWeights(header, size), `${file} header`);
+  let planned: string;
+  if (weights === 'q8') {
+    if (session.planWeightsQ8 === undefined) {
+      throw new LayaError('internal', "weights: 'q8' needs a wasm module built with q8 support (planWeightsQ8)");
+    }
+    planned = session.planWeightsQ8(header, size);
+  } else {
+    planned = session.planWeights(header, size);
+  }
+  const plan = parseSessionJson<Record<string, unknown>>(planned, `${file} header`);
   const pointer = numberField(plan, 'pointer', 'planWeights');
   const dataOffset = numberField(plan, 'dataOffset', 'planWeights');
   const dataLength = numberField(plan, 'dataLength', 'planWeights');
@@ -40,6 +55,11 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
   }
   // planWeights grew memory: every view taken before it is stale, so read HEAPU8 afresh each time.
   const heap = (): Uint8Array => core.HEAPU8;
+  if (plan['stagePointer'] !== undefined) {
+    // The weights buffer is q8-sized; the file's bytes only ever pass through the window.
+    await streamStaged(session, plan, heap, opened, dataLength, signal);
+    return;
+  }
   if (pointer + dataLength > heap().byteLength) {
     throw new LayaError('internal',
       `planWeights: pointer ${pointer} + ${dataLength} bytes lies beyond wasm memory (${heap().byteLength} bytes)`);
@@ -49,4 +69,23 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
     expectEmptyResult(session.weightsWritten(written), 'weightsWritten');
   });
   await reader.expectEnd();
+}
+
+/** The data section through C++'s staging window, one window at a time, each quantized as it fills. */
+async function streamStaged(session: LayaSessionHandle, plan: Record<string, unknown>, heap: () => Uint8Array,
+                            opened: OpenedFile, dataLength: number, signal: AbortSignal | undefined): Promise<void> {
+  const stagePointer = numberField(plan, 'stagePointer', 'planWeightsQ8');
+  const stageBytes = numberField(plan, 'stageBytes', 'planWeightsQ8');
+  if (stageBytes < 1 || stagePointer + stageBytes > heap().byteLength) {
+    throw new LayaError('internal', `planWeightsQ8: a staging window of ${stageBytes} bytes at ${stagePointer} lies outside wasm memory`);
+  }
+  const staged = session.weightsStaged;
+  if (staged === undefined) throw new LayaError('internal', 'weightsStaged is missing from the wasm module');
+  for (let at = 0; at < dataLength; at += stageBytes) {
+    throwIfAborted(signal);
+    const n = Math.min(stageBytes, dataLength - at);
+    await opened.reader.readInto(heap, stagePointer, n);
+    expectEmptyResult(staged.call(session, n), 'weightsStaged');
+  }
+  await opened.reader.expectEnd();
 }

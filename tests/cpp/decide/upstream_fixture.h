@@ -46,6 +46,7 @@ std::vector<T> numbers(const json::Value& array) {
 
 struct RecordedQuestion {
   std::string qid;
+  std::string type;    // "choice", "score" or "noul"
   json::Value pieces;  // head, options, state, head_ids, option_ids, state_ids
   std::vector<int32_t> ids, markers;
   std::vector<float> logits;  // shortest round-trip doubles of f32 values: exact as float
@@ -84,6 +85,7 @@ inline std::vector<UpstreamCase> load_upstream_cases() {
     for (const json::Value& q : record.find("questions")->items()) {
       RecordedQuestion r;
       r.qid = q.find("qid")->as_string();
+      r.type = q.find("type")->as_string();
       r.pieces = *q.find("pieces");
       r.ids = numbers<int32_t>(*q.find("ids"));
       r.markers = numbers<int32_t>(*q.find("markers"));

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 namespace laya {
@@ -17,12 +18,30 @@ kernels::Packing packing_of(const std::vector<int32_t>& seq_starts) {
 
 }  // namespace
 
-TEST_CASE("step kinds are named in the order of the Step variant") {
-  CHECK(std::string(StepProfile::kind_name(Step(steps::Embed{}).index())) == "embed");
-  CHECK(std::string(StepProfile::kind_name(Step(steps::Gemm{}).index())) == "gemm");
-  CHECK(std::string(StepProfile::kind_name(Step(steps::Attention{}).index())) == "attention");
-  CHECK(std::string(StepProfile::kind_name(Step(steps::GeGlu{}).index())) == "geglu");
-  CHECK(std::string(StepProfile::kind_name(Step(steps::MeanPool{}).index())) == "mean_pool");
+TEST_CASE("every step kind has its own name, in the order of the Step variant") {
+  struct Named {
+    Step step;
+    std::string name;
+  };
+  const std::vector<Named> expected = {
+      {steps::Embed{}, "embed"},
+      {steps::LayerNorm{}, "layer_norm"},
+      {steps::Gemm{}, "gemm"},
+      {steps::Rope{}, "rope"},
+      {steps::Attention{}, "attention"},
+      {steps::GeGlu{}, "geglu"},
+      {steps::AddType{}, "add_type"},
+      {steps::GatherMarkers{}, "gather_markers"},
+      {steps::ActFeatures{}, "act_features"},
+      {steps::MeanPool{}, "mean_pool"},
+  };
+  // A step added to the variant must be added here too.
+  REQUIRE(expected.size() == StepProfile::kKinds);
+  for (size_t k = 0; k < expected.size(); ++k) {
+    CAPTURE(k);
+    CHECK(expected[k].step.index() == k);
+    CHECK(std::string(StepProfile::kind_name(k)) == expected[k].name);
+  }
   CHECK(std::string(StepProfile::kind_name(StepProfile::kKinds)) == "?");
 }
 
@@ -50,9 +69,16 @@ TEST_CASE("attention counts only the keys inside each query's window") {
   CHECK(step_flops(a, rows, packing_of(starts)) == 4.0 * 64 * (16 + 1) * 2);
 }
 
-TEST_CASE("other steps count no arithmetic") {
+TEST_CASE("steps other than GEMM and attention count no arithmetic") {
   const std::vector<int32_t> starts = {0, 3};
-  CHECK(step_flops(steps::LayerNorm{}, RowCounts{3, 1, 1}, packing_of(starts)) == 0.0);
+  const std::vector<Step> others = {steps::Embed{}, steps::LayerNorm{},     steps::Rope{},        steps::GeGlu{},
+                                    steps::AddType{}, steps::GatherMarkers{}, steps::ActFeatures{}, steps::MeanPool{}};
+  // Every kind but the two that count.
+  REQUIRE(others.size() == StepProfile::kKinds - 2);
+  for (const Step& s : others) {
+    CAPTURE(StepProfile::kind_name(s.index()));
+    CHECK(step_flops(s, RowCounts{3, 1, 1}, packing_of(starts)) == 0.0);
+  }
 }
 
 TEST_CASE("the JSON lists the kinds that ran, with calls, milliseconds and GFLOP") {

@@ -1,10 +1,10 @@
-// The SIMD attention against the scalar attention over awkward lengths and windows. Meaningful only
-// in the wasm SIMD build (natively there is nothing to test).
+// The SIMD attention against the scalar attention over awkward lengths and windows. Runs wherever
+// the SIMD kernels are built (LAYA_SIMD128: wasm, and natively on SIMDe).
 #include "kernels/attention.h"
 
 #include <doctest/doctest.h>
 
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 
 #include <cmath>
 #include <random>
@@ -66,4 +66,4 @@ TEST_CASE("the SIMD attention gives each sequence the same bits alone and packed
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

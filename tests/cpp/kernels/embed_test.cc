@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "q8_test_util.h"
 
 namespace laya::kernels {
 
@@ -39,6 +40,28 @@ TEST_CASE("AddType adds the row of each sequence's qtype to every one of its tok
     for (int t = starts[s]; t < starts[s + 1]; ++t) {
       for (int j = 0; j < 4; ++j) REQUIRE(out[t * 4 + j] == h[t * 4 + j] + table.values[qtypes[s] * 4 + j]);
     }
+  }
+}
+
+TEST_CASE("Embed and AddType read q8 rows as float(q) times their group's scale, exactly") {
+  std::mt19937 rng(33);
+  auto table = testing::random_q8_matrix(rng, 11, 150, false);
+  const std::vector<int32_t> ids = {3, 0, 10, 2, 7};
+  std::vector<float> out(ids.size() * 150);
+  auto k = embed_kernel(DType::kI8, Isa::kSimd128);
+  CHECK(std::string(k.name) == "embed_q8_scalar");
+  k.fn(table.ref, ids.data(), out.data(), 0, 5);
+  for (size_t t = 0; t < ids.size(); ++t) {
+    for (int64_t j = 0; j < 150; ++j) REQUIRE(testing::same_bits(out[t * 150 + j], table.values[ids[t] * 150 + j]));
+  }
+  const int32_t starts[] = {0, 5};
+  const int32_t qtypes[] = {2};
+  const int32_t marker_starts[] = {0, 0};
+  Packing p{nullptr, starts, marker_starts, nullptr, qtypes, 1};
+  std::vector<float> h(5 * 150, 1.0f);
+  add_type_kernel(DType::kI8, Isa::kScalar).fn(table.ref, p, h.data(), 0, 1);
+  for (int t = 0; t < 5; ++t) {
+    for (int j = 0; j < 150; ++j) REQUIRE(h[t * 150 + j] == 1.0f + table.values[2 * 150 + j]);
   }
 }
 

@@ -1,10 +1,10 @@
-// The SIMD GELU and GeGlu against the scalar ones. Meaningful only in the wasm SIMD build (natively
-// there is nothing to test).
+// The SIMD GELU and GeGlu against the scalar ones. Runs wherever the SIMD kernels are built
+// (LAYA_SIMD128: wasm, and natively on SIMDe).
 #include "kernels/gelu.h"
 
 #include <doctest/doctest.h>
 
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 
 #include <cmath>
 #include <random>
@@ -48,4 +48,4 @@ TEST_CASE("the SIMD GELU of a buffer handles its tail like the rest, in place to
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

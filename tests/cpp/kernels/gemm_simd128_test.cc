@@ -1,10 +1,10 @@
-// The SIMD GEMM against the scalar GEMM over awkward sizes. Meaningful only in the wasm SIMD build
-// (natively there is nothing to test).
+// The SIMD GEMM against the scalar GEMM over awkward sizes. Runs wherever the SIMD kernels are
+// built (LAYA_SIMD128: wasm, and natively on SIMDe).
 #include "kernels/gemm.h"
 
 #include <doctest/doctest.h>
 
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 
 #include <cmath>
 #include <cstring>
@@ -176,4 +176,4 @@ TEST_CASE("weights arranged in panels give the bits of the same weights in rows,
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

@@ -2,11 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "q8_test_util.h"
 
 namespace laya::kernels {
 namespace {
@@ -107,5 +109,85 @@ TEST_CASE("kernel names follow <op>_<dtype>[_<tile>]_<isa>") {
     CHECK(std::string(gemm_kernel(DType::kF16, Isa::kSimd128).name) == "gemm_f16_scalar");
   }
 }
+
+}  // namespace laya::kernels
+
+namespace laya::kernels {
+
+// q8 (docs/q8-format.md): the scalar kernel reads float(q) · scale of the element's group exactly.
+TEST_CASE("the scalar q8 GEMM matches an f64 reference from the dequantized weights, k ragged or not") {
+  std::mt19937 rng(21);
+  for (int64_t k : {33, 64, 150}) {
+    for (bool panels : {false, true}) {
+      const int64_t m = 5, n = 16;
+      auto a = random_floats(rng, m * k);
+      auto w = testing::random_q8_matrix(rng, n, k, panels);
+      auto bias = random_floats(rng, n);
+      std::vector<float> out(m * n);
+      std::vector<float> scratch(gemm_scratch_floats(Isa::kScalar, m, k));
+      const GemmArgs args{a.data(), m, w.ref, bias.data(), Epilogue::kNone, out.data()};
+      gemm_kernel(DType::kI8, Isa::kScalar).fn(args, 0, n, scratch.data());
+      INFO("k " << k << " panels " << panels);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double s = bias[j];
+          for (int64_t t = 0; t < k; ++t) s += double(a[i * k + t]) * w.values[j * k + t];
+          REQUIRE(testing::close(out[i * n + j], s, 1e-5));
+        }
+      }
+    }
+  }
+  CHECK(std::string(gemm_kernel(DType::kI8, Isa::kScalar).name) == "gemm_q8_scalar");
+}
+
+TEST_CASE("q8 weights are within half a step of the floats they quantize") {
+  std::mt19937 rng(22);
+  auto w = testing::random_q8_matrix(rng, 8, 150, false);
+  for (int64_t r = 0; r < 8; ++r) {
+    for (int64_t g = 0; g < q8_groups(150); ++g) {
+      const float scale = load_scale(w.ref.scale(r, g));
+      float max_abs = 0;
+      for (int64_t c = g * kQ8Group; c < std::min<int64_t>(150, (g + 1) * kQ8Group); ++c) {
+        max_abs = std::max(max_abs, std::fabs(w.source[r * 150 + c]));
+      }
+      REQUIRE(scale == max_abs / 127.0f);
+      for (int64_t c = g * kQ8Group; c < std::min<int64_t>(150, (g + 1) * kQ8Group); ++c) {
+        REQUIRE(std::fabs(w.values[r * 150 + c] - w.source[r * 150 + c]) <= 0.5001f * scale);
+      }
+    }
+  }
+}
+
+#ifdef LAYA_SIMD128
+TEST_CASE("the SIMD q8 GEMM equals the scalar one bit for bit, in panels and in rows") {
+  std::mt19937 rng(23);
+  for (int64_t k : {4, 64, 68, 300, 520}) {
+    for (int64_t m : {1, 3, 4, 9}) {
+      for (bool panels : {true, false}) {
+        for (Epilogue e : {Epilogue::kNone, Epilogue::kRelu, Epilogue::kAccumulate}) {
+          const int64_t n = panels ? 24 : 13;
+          auto a = random_floats(rng, m * k);
+          auto w = testing::random_q8_matrix(rng, n, k, panels);
+          auto bias = random_floats(rng, n);
+          auto old = random_floats(rng, m * n);
+          std::vector<float> want = old, got = old;
+          std::vector<float> s1(gemm_scratch_floats(Isa::kScalar, m, k));
+          std::vector<float> s2(gemm_scratch_floats(Isa::kSimd128, m, k));
+          const GemmArgs ga{a.data(), m, w.ref, bias.data(), e, want.data()};
+          const GemmArgs gb{a.data(), m, w.ref, bias.data(), e, got.data()};
+          gemm_kernel(DType::kI8, Isa::kScalar).fn(ga, 0, n, s1.data());
+          auto simd = gemm_kernel(DType::kI8, Isa::kSimd128);
+          CHECK(std::string(simd.name) == "gemm_q8_4x8_simd128");
+          // In two column ranges, as threads split it (panels: whole panels).
+          simd.fn(gb, 0, 8, s2.data());
+          simd.fn(gb, 8, n, s2.data());
+          INFO("k " << k << " m " << m << " panels " << panels << " epilogue " << static_cast<int>(e));
+          for (size_t i = 0; i < want.size(); ++i) REQUIRE(testing::same_bits(got[i], want[i]));
+        }
+      }
+    }
+  }
+}
+#endif
 
 }  // namespace laya::kernels

@@ -1,10 +1,10 @@
-// The SIMD LayerNorm against the scalar one. Meaningful only in the wasm SIMD build (natively there
-// is nothing to test).
+// The SIMD LayerNorm against the scalar one. Runs wherever the SIMD kernels are built
+// (LAYA_SIMD128: wasm, and natively on SIMDe).
 #include "kernels/layer_norm.h"
 
 #include <doctest/doctest.h>
 
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 
 #include <cmath>
 #include <random>
@@ -41,4 +41,4 @@ TEST_CASE("the SIMD LayerNorm is within one f32 rounding of the scalar one, in p
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

@@ -1,10 +1,10 @@
-// The SIMD RoPE against the scalar one. Meaningful only in the wasm SIMD build (natively there is
-// nothing to test).
+// The SIMD RoPE against the scalar one. Runs wherever the SIMD kernels are built (LAYA_SIMD128:
+// wasm, and natively on SIMDe).
 #include "kernels/rope.h"
 
 #include <doctest/doctest.h>
 
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 
 #include <random>
 #include <vector>
@@ -28,4 +28,4 @@ TEST_CASE("the SIMD RoPE gives the scalar RoPE's bits") {
 
 }  // namespace laya::kernels
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

@@ -1,11 +1,11 @@
 // The vector exp, erf, GELU, row reductions, 4x4 transpose and F16 / BF16 conversions of
-// simd128_math.h against the C library and the scalar conversions. Meaningful only in the wasm SIMD
-// build (natively there is nothing to test).
+// simd128_math.h against the C library and the scalar conversions. Runs wherever the SIMD kernels
+// are built (LAYA_SIMD128: wasm, and natively on SIMDe).
 #include "kernels/simd128_math.h"
 
 #include <doctest/doctest.h>
 
-#ifdef __wasm_simd128__
+#ifdef LAYA_SIMD128
 
 #include <cmath>
 #include <cstdint>
@@ -147,4 +147,4 @@ TEST_CASE("a 4x4 transpose turns rows into columns") {
 
 }  // namespace laya::kernels::simd
 
-#endif  // __wasm_simd128__
+#endif  // LAYA_SIMD128

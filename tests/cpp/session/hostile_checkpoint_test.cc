@@ -97,6 +97,14 @@ Status load(Session& session, const std::vector<std::byte>& file) {
 
 void configure(Session& session) { testing::configure_from(session, checkpoint_dir()); }
 
+size_t good_size() { return testing::safetensors_file(good_tensors()).size(); }
+
+// The whole message for a file cut short: one line, not a problem per tensor.
+std::string truncated(size_t needed, size_t present) {
+  return "model.safetensors is truncated: its header needs " + std::to_string(needed) + " bytes, only " +
+         std::to_string(present) + " are present";
+}
+
 struct HostileCheckpoint {
   const char* fault;
   std::function<std::vector<std::byte>()> file;
@@ -136,13 +144,13 @@ std::vector<HostileCheckpoint> hostile_checkpoints() {
       {"a shape that disagrees with the byte length",
        [=] { return with_header_edit([&](std::string& h) { replace_once(h, "\"shape\":[512,64]", "\"shape\":[512,63]"); }); },
        ErrorCode::kInvalidCheckpoint, {kEmb}},
-      {"offsets beyond the data section",
+      {"a file missing its last 4 bytes",
        [] {
          auto f = with_tensors_edit([](std::vector<TensorSpec>&) {});
          f.resize(f.size() - 4);  // the last tensor's end now lies past the file
          return f;
        },
-       ErrorCode::kInvalidCheckpoint, {"temperature"}},
+       ErrorCode::kInvalidCheckpoint, {truncated(good_size(), good_size() - 4)}},
       {"overlapping tensors",
        [] {
          return with_header_edit([](std::string& h) {
@@ -205,13 +213,13 @@ std::vector<HostileCheckpoint> hostile_checkpoints() {
       {"a transposed shape with the right byte count",
        [=] { return with_tensors_edit([&](std::vector<TensorSpec>& t) { t[index_of(t, kEmb)].shape = {64, 512}; }); },
        ErrorCode::kInvalidCheckpoint, {kEmb, "[64, 512]", "[512, 64]"}},
-      {"truncated data",
+      {"a file cut in half",
        [] {
          auto f = with_tensors_edit([](std::vector<TensorSpec>&) {});
          f.resize(f.size() / 2);
          return f;
        },
-       ErrorCode::kInvalidCheckpoint, {"run past the end of the data section"}},
+       ErrorCode::kInvalidCheckpoint, {truncated(good_size(), good_size() / 2)}},
   };
 }
 
@@ -241,6 +249,22 @@ TEST_CASE("every hostile checkpoint is rejected before any weight is used, namin
     if (!s.ok()) ++rejected;
   }
   std::printf("hostile checkpoints: %zu tried, %zu rejected\n", table.size(), rejected);
+}
+
+TEST_CASE("a checkpoint cut short anywhere is one line naming the bytes its header needs and those present") {
+  const std::vector<std::byte> good = testing::safetensors_file(good_tensors());
+  const size_t header_end = 8 + testing::header_json_for(good_tensors()).size();
+  for (size_t present : {good.size() - 1, good.size() - 4, good.size() / 2, header_end, header_end - 1, size_t{108}}) {
+    CAPTURE(present);
+    const std::vector<std::byte> cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(present));
+    Session session;
+    configure(session);
+    Status s = load(session, cut);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code == ErrorCode::kInvalidCheckpoint);
+    // Inside the header only the header's own length is known; past it, the whole file's.
+    CHECK(s.error().message == truncated(present < header_end ? header_end : good.size(), present));
+  }
 }
 
 TEST_CASE("a header declaring a data section too large to allocate is out_of_memory, and a small load still works") {

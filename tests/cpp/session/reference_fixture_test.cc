@@ -1,7 +1,7 @@
-// The engine end to end on the reference fixtures (fixtures/README.md): every logit, act logit and
-// pooled value within 1e-4 · max(1, |expected|) of the independent PyTorch reference, the same
-// argmax on every input, and all 47 sequences packed in one batch giving the same bits as each
-// run alone.
+// The engine end to end on the reference fixtures (tests/data/fixtures/README.md): every logit,
+// act logit and pooled value within 1e-4 · max(1, |expected|) of the independent PyTorch
+// reference, the same argmax on every input, and all 47 sequences packed in one batch giving the
+// same bits as each run alone.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { f32Text, runCli } from '../../../web/src/cli/run.js';
+import { runCli } from '../../../web/src/cli/run.js';
 import { FakeCore, type FakeSession } from '../helpers/fake-core.js';
 import { kTinyCheckpoint, kUpstreamDir } from '../helpers/fixtures.js';
 
@@ -78,11 +78,12 @@ describe('commands', () => {
     });
   });
 
-  test('embed prints each float as the shortest text that reads back as the same f32', async () => {
-    const fake = new FakeCore({ embed: (texts) => texts.map(() => [Math.fround(0.1), -2, Math.fround(1 / 3)]) });
+  test('embed prints the text the engine wrote for the embeddings', async () => {
+    // The engine's float text (the shortest that reads back as the same f32) is pinned by
+    // tests/cpp/session/wire_test.cc and by the real module in integration/decisions.test.ts.
+    const fake = new FakeCore({ embed: (texts, maxLength) => texts.map(() => [0.5, -2, maxLength]) });
     const result = await run(['embed', '--model', kTinyCheckpoint, '--texts', '["a", "b"]', '--max-length', '8'], fake);
-    expect(result.stdout).toBe('{"embeddings": [[0.1, -2, 0.33333334], [0.1, -2, 0.33333334]]}\n');
-    expect(f32Text(Math.fround(1e-7))).toBe('1e-7');
+    expect(result.stdout).toBe('{"embeddings": [[0.5,-2,8],[0.5,-2,8]]}\n');
   });
 });
 
@@ -126,7 +127,7 @@ describe('parity', () => {
     const result = await run(['parity', '--model', join(kUpstreamDir, 'english'), ...files(), '--out', out], fake);
     expect(result.stdout).toBe('3 passed, 0 failed\n');
     expect(result.status).toBe(0);
-    expect(fake.session.calls.filter((c) => c !== 'prepare' && c !== 'answer')).toEqual(['configure', 'warnings', 'delete']);
+    expect(fake.session.calls.filter((c) => c !== 'prepare' && c !== 'answer')).toEqual(['configure', 'configSummary', 'warnings', 'delete']);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; questions: unknown[]; answer: unknown });
     expect(lines.map((l) => l.id)).toEqual(cases.map((c) => (JSON.parse(c) as { id: string }).id));
     expect(lines[0]?.answer).toEqual((JSON.parse(recorded[0] as string) as Rec).answer);
@@ -140,5 +141,60 @@ describe('parity', () => {
     const firstQid = (JSON.parse(recorded[0] as string) as Rec).questions[0]?.qid;
     expect(result.stdout).toContain(`FAIL ${firstId}: ${firstQid}.markers[0]: expected`);
     expect(result.stdout.trim().split('\n').at(-1)).toBe('0 passed, 3 failed');
+  });
+});
+
+describe('--threads and --simd (every command)', () => {
+  async function runWith(argv: string[], fake = new FakeCore()): Promise<{ status: number; stdout: string; stderr: string; enabled: number }> {
+    let stdout = '';
+    let stderr = '';
+    let enabled = 0;
+    const status = await runCli(argv, {
+      stdout: (t) => { stdout += t; },
+      stderr: (t) => { stderr += t; },
+      loadOptions: { wasm: { factory: fake.factory } },
+      enableRelaxedSimd: () => { enabled++; },
+    });
+    return { status, stdout, stderr, enabled };
+  }
+  const embed = ['embed', '--model', kTinyCheckpoint, '--texts', '["a"]'];
+
+  test.each([
+    [['--threads', '0'], '--threads must be a positive integer, got "0"'],
+    [['--threads', 'two'], '--threads must be a positive integer, got "two"'],
+    [['--threads', '1.5'], '--threads must be a positive integer, got "1.5"'],
+    [['--simd', 'fast'], '--simd must be "auto", "relaxed" or "plain", got "fast"'],
+    [['--simd'], 'embed: --simd needs a value'],
+  ])('%j exits 2 with one line naming the fault', async (extra, message) => {
+    const result = await runWith([...embed, ...extra]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(`laya-wasm: ${message}`);
+    expect(result.enabled).toBe(0);
+  });
+
+  test('--threads reaches the load: 2 workers asked of the one-thread fake module, which grants 1 of 3; the CLI warns', async () => {
+    const fake = new FakeCore();
+    const result = await runWith([...embed, '--threads', '3'], fake);
+    expect(result.status).toBe(0);
+    expect(fake.factoryOptions.map((o) => o['layaWorkers'])).toEqual([2]);
+    expect(result.stderr).toMatch(/^laya-wasm: warning: laya-wasm: running on 1 thread, not the 3 asked for/);
+    const one = await runWith([...embed, '--threads', '1']);
+    expect(one).toMatchObject({ status: 0, stderr: '' });
+  });
+
+  test.each([
+    [[], 1], [['--simd', 'auto'], 1], [['--simd', 'relaxed'], 1], [['--simd', 'plain'], 0],
+  ])('%j turns relaxed SIMD on in the process %i times', async (extra, times) => {
+    const result = await runWith([...embed, ...extra]);
+    expect(result.status).toBe(0);
+    expect(result.enabled).toBe(times);
+  });
+
+  test('every command accepts them', async () => {
+    for (const command of ['forward', 'predict', 'embed', 'parity', 'quantize']) {
+      const result = await runWith([command, '--threads', '1', '--simd', 'plain']);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^laya-wasm: ${command}: missing --`));
+    }
   });
 });

@@ -1,8 +1,12 @@
 // Guards the citations of docs/laya-spec.md against drift: every `laya-spec §N.N` in the sources,
 // tests, scripts, benchmarks and tools must name a section heading of that document, and nothing
 // may still cite the document in the old bare "spec" form, which named a file outside the repo.
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, extname, join, relative } from 'node:path';
+// Likewise for every other document: each `*.md` named anywhere in the tree must be a file of the
+// repository, and nothing may point at the shared folder beside the checkout or at an absolute
+// path of the build machine, which a clone does not have.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const kRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -95,5 +99,108 @@ describe('laya-spec citations', () => {
   test('no file cites the spec in the old bare form or without the section sign', () => {
     const old = [...matches(kOldForm, files), ...matches(kMissingSign, files)];
     expect(old.map((hit) => `${hit.where}: ${hit.text}`)).toEqual([]);
+  });
+});
+
+// A document name: a path ending in `.md` ("toolchain.md", "docs/architecture.md", or one that
+// climbs out with "../"), not a piece of a longer token (a URL, "*.md", "a.mdx").
+const kDocName = /(?<![\w.\/:~-])[\w.~\/-]*[\w-]\.md(?![\w-])/g;
+// The folder beside the checkout that only the build machine has, and that machine's absolute
+// paths (spelled as patterns so that this file does not mention them itself).
+const kOutsidePath = /\.\.\/shared\b|\/work\//g;
+// Names that are not citations of this repository's documents, per file (this file lists them all):
+// a path inside the npm tarball, which the script checks; upstream's own files, named in the list
+// of sources the spec was written from.
+const kThisFile = relative(kRoot, fileURLToPath(import.meta.url)).split(sep).join('/');
+const kNotCitations = new Map<string, ReadonlySet<string>>([
+  ['scripts/package-test.sh', new Set(['package/README.md'])],
+  ['docs/laya-spec.md', new Set([
+    'spec/03-api.md', 'spec/04-semantics.md', 'spec/05-model.md', 'spec/06-input.md',
+    'spec/15-testing.md', 'CHANGELOG.md', 'packages/laya-fixtures/README.md',
+  ])],
+]);
+// Without git (an exported tree), the folders .gitignore leaves out are skipped by hand.
+const kUnversionedDirs = new Set(['.git', 'node_modules', 'build', 'dist', 'web/dist', 'bench/out',
+  '.cache']);
+
+function walkAll(dir: string, out: string[]): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const rel = relative(kRoot, path).split(sep).join('/');
+    if (entry.isDirectory()) {
+      if (!kUnversionedDirs.has(entry.name) && !kUnversionedDirs.has(rel)) walkAll(path, out);
+    } else if (entry.isFile() && !entry.name.endsWith('.tgz')) {
+      out.push(rel);
+    }
+  }
+}
+
+// The files of the repository, relative to the root with "/": tracked ones and new ones git does
+// not ignore (another change may add both a document and its first citation).
+function repoFiles(): Set<string> {
+  let listed: string[];
+  try {
+    const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+    listed = execFileSync('git', args, { cwd: kRoot, encoding: 'utf8' }).split('\0').filter((f) => f !== '');
+  } catch {
+    listed = [];
+    walkAll(kRoot, listed);
+  }
+  return new Set(listed.filter((f) => existsSync(join(kRoot, f)) && statSync(join(kRoot, f)).isFile()));
+}
+
+// The project's own text: every repository file but received data (tests/data) and binary files.
+function ownTextFiles(files: Set<string>): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const file of files) {
+    if (file.startsWith('tests/data/')) continue;
+    const text = readFileSync(join(kRoot, file), 'utf8');
+    if (!text.includes('\0')) texts.set(file, text);
+  }
+  return texts;
+}
+
+function lineHits(pattern: RegExp, texts: Map<string, string>): Array<Hit & { file: string }> {
+  const hits: Array<Hit & { file: string }> = [];
+  for (const [file, text] of texts) {
+    text.split('\n').forEach((line, i) => {
+      for (const m of line.matchAll(pattern)) hits.push({ file, where: `${file}:${i + 1}`, text: m[0] });
+    });
+  }
+  return hits;
+}
+
+// A bare name is looked for in docs/, beside the citing file, then at the root; a name with a
+// folder the same way. Only a file of the repository counts: a path that climbs out of the root
+// never does, even where the build machine happens to have it.
+function resolvesInRepo(name: string, citingFile: string, files: Set<string>): boolean {
+  for (const base of ['docs', dirname(citingFile), '.']) {
+    const rel = relative(kRoot, resolve(kRoot, base, name)).split(sep).join('/');
+    if (!rel.startsWith('../') && !isAbsolute(rel) && files.has(rel)) return true;
+  }
+  return false;
+}
+
+describe('documents named in the tree', () => {
+  const files = repoFiles();
+  const texts = ownTextFiles(files);
+  const allExempt = new Set([...kNotCitations.values()].flatMap((set) => [...set]));
+  const exempt = (file: string): ReadonlySet<string> =>
+    file === kThisFile ? allExempt : kNotCitations.get(file) ?? new Set();
+  const names = lineHits(kDocName, texts).filter((hit) => !exempt(hit.file).has(hit.text));
+
+  test('the tree names documents often enough, the toolchain notes among them, that the check means something', () => {
+    expect(texts.size).toBeGreaterThanOrEqual(200);
+    expect(names.length).toBeGreaterThanOrEqual(30);
+    expect(names.map((hit) => hit.text)).toContain('docs/toolchain.md');
+  });
+
+  test('every *.md document named in a source, test, script or doc is a file of the repository', () => {
+    const dangling = names.filter((hit) => !resolvesInRepo(hit.text, hit.file, files));
+    expect(dangling.map((hit) => `${hit.where}: ${hit.text}`)).toEqual([]);
+  });
+
+  test('no file points at the shared folder beside the checkout or at an absolute path of the build machine', () => {
+    expect(lineHits(kOutsidePath, texts).map((hit) => `${hit.where}: ${hit.text}`)).toEqual([]);
   });
 });

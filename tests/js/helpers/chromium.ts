@@ -1,5 +1,5 @@
-// Headless Debian Chromium driven by playwright-core (no browser download: toolchain.md
-// "JavaScript tooling"). scripts/setup.sh installs the chromium package.
+// Headless Debian Chromium driven by playwright-core (no browser download:
+// docs/toolchain.md "JavaScript tooling"). scripts/setup.sh installs the chromium package.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 

@@ -98,6 +98,8 @@ export class FakeSession implements LayaSessionHandle {
   /** Every weightsWritten(bytes), in order. */
   readonly written: number[] = [];
   readonly calls: string[] = [];
+  /** Where the last embed's rows were written, and the rows. */
+  private lastEmbedded: { pointer: number; rows: number[][] } = { pointer: 0, rows: [] };
 
   constructor(private readonly owner: FakeCore, private readonly module: FakeModule) {}
 
@@ -198,7 +200,47 @@ export class FakeSession implements LayaSessionHandle {
     const texts = JSON.parse(textsJson) as string[];
     const rows = this.owner.options.embed?.(texts, maxLength)
       ?? texts.map((t) => [t.length + 0.25, (t.charCodeAt(0) || 0) / 7, maxLength]);
-    return JSON.stringify({ embeddings: rows });
+    // Kept in module memory like the engine's, so embedded() is a view that a later call can overwrite.
+    const dim = rows[0]?.length ?? 0;
+    const pointer = Math.ceil(this.module.top / 64) * 64;
+    this.module.grow(pointer + rows.length * dim * 4);
+    this.module.top = pointer + rows.length * dim * 4;
+    const view = new Float32Array(this.module.memory.buffer, pointer, rows.length * dim);
+    rows.forEach((row, i) => view.set(row, i * dim));
+    this.lastEmbedded = { pointer, rows };
+    return JSON.stringify({ rows: rows.length, dim });
+  }
+
+  embedded(): Float32Array {
+    this.alive('embedded');
+    const { pointer, rows } = this.lastEmbedded;
+    return new Float32Array(this.module.memory.buffer, pointer, rows.length * (rows[0]?.length ?? 0));
+  }
+
+  /** The rows as JSON.stringify writes them: the engine's float text is the wasm tests' business. */
+  embeddedJson(): string {
+    this.alive('embeddedJson');
+    return `{"embeddings": ${JSON.stringify(this.lastEmbedded.rows)}}`;
+  }
+
+  predictShortlist(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string {
+    this.alive('predictShortlist');
+    return this.echo('predictShortlist', state, stateIsJson, questionsJson, optionsJson);
+  }
+
+  /** A summary read straight from the configured files, with the engine's defaults. */
+  configSummary(): string {
+    this.alive('configSummary');
+    if (this.configured === null) return error('invalid_request', 'configSummary: configure the session first');
+    const rl = JSON.parse(this.configured.rlAgentConfig) as Record<string, unknown>;
+    const enc = JSON.parse(this.configured.encoderConfig) as Record<string, unknown>;
+    return JSON.stringify({
+      encoder: rl['encoder'], modelName: rl['model_name'], modelType: 'modernbert',
+      hiddenSize: enc['hidden_size'], encoderLayers: enc['num_hidden_layers'], attentionHeads: enc['num_attention_heads'],
+      intermediateSize: enc['intermediate_size'], vocabSize: enc['vocab_size'], headLayers: rl['head_layers'],
+      maxLen: rl['max_len'] ?? 512, headMaxLen: rl['head_max_len'] ?? 192,
+      actOutputs: Object.keys((rl['act_costs'] as object | undefined) ?? {}).length + 1,
+    });
   }
 
   memoryReport(): string {

@@ -1,11 +1,13 @@
 // Hostile requests through the package's predict() with the built wasm module on the tiny-fanin
-// reference checkpoint (WordLevel tokens w<id>, [MASK] = 511): every validation error of spec 4.1
+// reference checkpoint (WordLevel tokens w<id>, [MASK] = 511): every validation error of laya-spec §4.1
 // is a LayaError invalid_request with upstream's message, options that cannot fit are rejected as
-// upstream does (spec 4.4), huge / deeply nested / non-finite states and mask literals are handled,
-// and an empty question set answers with nothing. The model keeps answering after each rejection.
+// upstream does (laya-spec §4.4), huge / deeply nested / non-finite states and mask literals are
+// handled, and an empty question set answers with nothing. The model keeps answering after every
+// rejection.
 import { LayaError } from '../../../web/src/errors.js';
 import { loadModelWith } from '../../../web/src/load.js';
 import type { LayaModel } from '../../../web/src/model.js';
+import type { ChoiceAnswer, LayaResponse } from '../../../web/src/request.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
@@ -38,17 +40,32 @@ function crowded(count: number): { json: string } {
 
 describeWithCore('hostile requests through predict()', () => {
   let model: LayaModel;
+  // The answer to kGood before any hostile request: every later answer must be exactly this.
+  let goodAnswer: string;
   beforeAll(async () => {
     model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
+    goodAnswer = await model.predictJson('w5 w6', kGood);
   });
   afterAll(() => model?.dispose());
+
+  test('the good request answers its one choice question with probabilities over its two labels', () => {
+    const answer = JSON.parse(goodAnswer) as LayaResponse;
+    expect(Object.keys(answer.answers)).toEqual(['q']);
+    const q = answer.answers['q'] as ChoiceAnswer;
+    expect(q.type).toBe('choice');
+    expect(Object.keys(q.probabilities)).toEqual(['w9', 'w10']);
+    // Each probability is rounded to 4 decimals (laya-spec §5.3): the two sum to 1 within 2 · 0.00005.
+    const p = Object.values(q.probabilities);
+    expect(Math.abs(p.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-4 + 1e-12);
+    expect(q.probabilities[q.choice]).toBe(Math.max(...p));
+  });
 
   test.each(kHostile)('%s: invalid_request with upstream\'s message', async (_fault, questions, message) => {
     const error = await model.predict('w5 w6', { json: questions }).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(LayaError);
     expect((error as LayaError).code).toBe('invalid_request');
     expect((error as LayaError).message).toContain(message);
-    expect((await model.predict('w5 w6', kGood)).answers['q']).toBeDefined();
+    expect(await model.predictJson('w5 w6', kGood)).toBe(goodAnswer);
   });
 
   test('options that cannot fit max_len are rejected naming the question and head_max_len', async () => {

@@ -1,10 +1,13 @@
-// The built wasm module in headless Chromium through the browser entry: laya-core.js loaded by a
-// script tag, laya-core.wasm found beside it, the tiny checkpoint fetched and streamed into wasm
-// memory; its forward outputs match the reference fixture.
+// The built wasm module in headless Chromium through the browser entry: the module's script loaded
+// by a script tag, its .wasm found beside it, the tiny checkpoint fetched and streamed into wasm
+// memory. Chromium compiles relaxed SIMD, so by default the page runs laya-core-relaxed.js (fused
+// multiply-add) and its forward outputs match the reference fixture; with simd: 'plain' it runs
+// laya-core.js and answers bit for bit as Node (which runs the plain module: Node 20 has no relaxed
+// SIMD without a flag).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { ForwardResult } from '../../../web/src/request.js';
+import type { ChoiceAnswer, ForwardResult, LayaResponse, NoulAnswer, ScoreAnswer } from '../../../web/src/request.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
@@ -35,8 +38,9 @@ describeWithCore('the browser entry with the built module', () => {
       const model = await load({ repo: 'org/tiny', hubUrl }, { wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
       const out = await model.forward(request);
       const embedded = await model.embed(['w5 w7']);
+      const simd = model.simd;
       model.dispose();
-      return { out, embedLength: embedded[0].length };
+      return { out, embedLength: embedded[0].length, simd };
     }, { hubUrl: server.origin, request: { inputs: fixture.inputs, embed_inputs: fixture.embed_inputs } });
     await page.close();
     let worst = 0;
@@ -44,12 +48,37 @@ describeWithCore('the browser entry with the built module', () => {
       e.forEach((x, i) => { worst = Math.max(worst, Math.abs((a?.[i] ?? NaN) - x) / Math.max(1, Math.abs(x))); });
     fixture.expected.forEach((e, i) => { check(result.out.expected[i]?.logits, e.logits); check(result.out.expected[i]?.act, e.act); });
     fixture.embed_expected.forEach((e, i) => check(result.out.embed_expected[i]?.pooled, e.pooled));
+    // Every output compared, none extra: the loops above run over the fixture's entries only.
+    expect(result.out.expected).toHaveLength(fixture.expected.length);
+    expect(result.out.embed_expected).toHaveLength(fixture.embed_expected.length);
     expect(worst).toBeLessThan(1e-4);
     expect(result.embedLength).toBe(64);
-    expect(server.requests).toContain('/wasm/laya-core.wasm');
+    expect(result.simd).toBe('relaxed');
+    expect(server.requests).toContain('/wasm/laya-core-relaxed.wasm');
+    expect(server.requests).not.toContain('/wasm/laya-core.wasm');
   });
 
-  test('predict, embed and the shortlist answer in the page exactly as in Node', async () => {
+  test("relaxed SIMD asked for where the engine refuses it runs the plain module and says why", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/index.html`);
+    const result = await page.evaluate(async ({ hubUrl }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      const warnings: string[] = [];
+      // validate stands in for an engine without relaxed SIMD (Safari today).
+      const model = await load({ repo: 'org/tiny', hubUrl }, {
+        simd: 'relaxed', onWarning: (w: string) => warnings.push(w),
+        wasm: { moduleUrl: '/wasm/laya-core.js', validate: () => false },
+      });
+      const simd = model.simd;
+      model.dispose();
+      return { simd, warnings: warnings.filter((w) => w.includes('SIMD')) };
+    }, { hubUrl: server.origin });
+    await page.close();
+    expect(result).toEqual({ simd: 'plain', warnings: ['laya-wasm: running the plain-SIMD module, not the relaxed-SIMD one ' +
+      'asked for: this browser does not compile relaxed SIMD (Chrome 114+, Firefox 146+ do; Safari does not yet)'] });
+  });
+
+  test('with simd plain, predict, embed and the shortlist answer in the page exactly as in Node', async () => {
     const state = 'w5 w6 w7 w8 w9';
     const questions = {
       pick: { type: 'choice' as const, instructions: 'w10 w11', criteria: { w12: null, w13: 'w14 w15', w16: null, w17: null } },
@@ -69,7 +98,7 @@ describeWithCore('the browser entry with the built module', () => {
     await page.goto(`${server.origin}/index.html`);
     const got = await page.evaluate(async ({ hubUrl, state, questions, texts }) => {
       const { load, predictShortlist } = await import('/web/src/index.browser.js' as string);
-      const model = await load({ repo: 'org/tiny', hubUrl }, { wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+      const model = await load({ repo: 'org/tiny', hubUrl }, { simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
       const result = {
         answer: await model.predictJson(state, questions),
         embeddings: (await model.embed(texts)).map((row: Float32Array) => Array.from(row)),
@@ -82,7 +111,26 @@ describeWithCore('the browser entry with the built module', () => {
     expect(got.answer).toBe(want.answer);
     expect(got.embeddings).toEqual(want.embeddings);
     expect(got.shortlist).toEqual(want.shortlist);
-    expect(JSON.parse(got.answer).answers.pick.probabilities).toBeDefined();
-    expect(got.shortlist.shortlist.pick.labels).toHaveLength(2);
+    // Equal to Node's, and a real answer: one entry per question, probabilities over each question's
+    // options in order, each rounded to 4 decimals (laya-spec §5.3) so a sum is 1 within 0.00005 per option.
+    const answers = (JSON.parse(got.answer) as LayaResponse).answers;
+    expect(Object.keys(answers)).toEqual(['pick', 'level', 'holds']);
+    const sumsToOne = (p: Record<string, number>): void =>
+      expect(Math.abs(Object.values(p).reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(5e-5 * Object.keys(p).length + 1e-12);
+    const pick = answers['pick'] as ChoiceAnswer;
+    expect(Object.keys(pick.probabilities)).toEqual(['w12', 'w13', 'w16', 'w17']);
+    sumsToOne(pick.probabilities);
+    expect(pick.probabilities[pick.choice]).toBe(Math.max(...Object.values(pick.probabilities)));
+    const level = answers['level'] as ScoreAnswer;
+    expect(Object.keys(level.probabilities)).toEqual(['0', '1', '2']);
+    sumsToOne(level.probabilities);
+    const holds = answers['holds'] as NoulAnswer;
+    expect(holds.noul).toBeGreaterThanOrEqual(0);
+    expect(holds.noul).toBeLessThanOrEqual(1);
+    // The shortlist kept 2 of pick's 4 labels and answered over exactly those.
+    const shortlisted = got.shortlist.shortlist['pick'];
+    expect(shortlisted?.labels).toHaveLength(2);
+    expect(Object.keys((got.shortlist.answers['pick'] as ChoiceAnswer).probabilities)).toEqual(shortlisted?.labels);
+    expect(got.embeddings.map((row: number[]) => row.length)).toEqual([64, 64, 64]);
   });
 });

@@ -77,6 +77,13 @@ describeWithCore('a real checkpoint (tiny-fanin, WordLevel "w<id>" tokens)', () 
     expect(Array.from(cut as Float32Array)).toEqual(forwardCut.embed_expected[0]?.pooled.map(Math.fround));
   });
 
+  test('embedJson writes the floats with the same formatter as forward (the CLI prints both)', async () => {
+    const text = await model.embedJson(['w5 w7 w9'], { maxLength: 16 });
+    const forwardText = await model.forwardJson({ inputs: [], embed_inputs: [{ ids: [1, 5, 7, 9, 2] }] });
+    const pooled = /"pooled": (\[[^\]]*\])/.exec(forwardText)?.[1];
+    expect(text).toBe(`{"embeddings": [${pooled}]}`);
+  });
+
   test('predictShortlist answers over the k labels it kept, in rank order', async () => {
     const many = { json: '{"pick": {"type": "choice", "instructions": "w10", "criteria": ["w50", "w51", "w52", "w53", "w54", "w55"]}}' };
     const result = await predictShortlist(model, state, many, { k: 2 });

@@ -1,6 +1,7 @@
 // The built wasm module through load(): the reference fixtures' forward outputs (an independent
-// PyTorch fp32 reference, fixtures/README.md) within 1e-4 * max(1, |expected|) and the same argmax,
-// packed and each sequence alone, with any thread count; the tiny checkpoint is also loaded over HTTP.
+// PyTorch fp32 reference, tests/data/fixtures/README.md) within 1e-4 * max(1, |expected|) and the
+// same argmax, packed and each sequence alone, with any thread count; the tiny checkpoint is also
+// loaded over HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModelWith } from '../../../web/src/load.js';

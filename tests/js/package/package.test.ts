@@ -1,18 +1,18 @@
 // The npm package from its tarball (scripts/package-test.sh): installed into a fresh project, used
 // from a Node ESM script, from TypeScript, through the CLI, and from an esbuild-bundled page in
-// Chromium; every forward check is against the tiny reference fixture at 1e-4 * max(1, |x|).
+// Chromium; every forward check is against the tiny reference fixture at 1e-4 * max(1, |x|). An
+// unbuilt dist/ is a failure, not a skip: npm test builds before it runs the tests.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { kRepoRoot } from '../helpers/fixtures.js';
-import { describeWithCore } from '../helpers/real-core.js';
+import { describeWithCore, missingBuild } from '../helpers/real-core.js';
 
-const kBuilt = existsSync(join(kRepoRoot, 'dist', 'index.node.js'));
-const describeBuilt = kBuilt ? describeWithCore : describe.skip;
-if (!kBuilt) console.warn('package test skipped: dist/ is not built (npm run build)');
-
-describeBuilt('the packed npm package in a fresh project', () => {
+describeWithCore('the packed npm package in a fresh project', () => {
   test('works from Node, TypeScript, the CLI and a bundled page in Chromium', async () => {
+    for (const built of [join(kRepoRoot, 'dist', 'index.node.js'), join(kRepoRoot, 'dist', 'wasm', 'laya-core.wasm')]) {
+      if (!existsSync(built)) throw missingBuild(built);
+    }
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
       execFile('bash', [join(kRepoRoot, 'scripts', 'package-test.sh')], { cwd: kRepoRoot, maxBuffer: 1 << 24 },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}\n${stderr}` }));

@@ -31,6 +31,16 @@ test('a stream that ends early names the file, the place and the size', async ()
   await reader.close();
 });
 
+test('a file source that ends early is invalid_checkpoint calling the file truncated', async () => {
+  const reader = new StreamByteReader(streamOf([[1, 2, 3]]), { ...options, location: 'picked/model.safetensors', failureCode: 'invalid_checkpoint' });
+  const error = await reader.readInto(() => new Uint8Array(9), 0, 9).then(() => null, (e: unknown) => e);
+  expect(error).toMatchObject({
+    code: 'invalid_checkpoint',
+    message: 'model.safetensors is truncated: picked/model.safetensors ended after 3 of its 9 bytes',
+  });
+  await reader.close();
+});
+
 test('bytes beyond the expected end are an invalid_checkpoint error', async () => {
   const reader = new StreamByteReader(streamOf([[1, 2], [3]]), { ...options, size: 2 });
   await reader.readBytes(2);

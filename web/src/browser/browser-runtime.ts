@@ -1,8 +1,10 @@
 // The browser side of the Runtime: no directories (pick files instead), the Cache API as the
 // download cache, and the wasm module loaded as a classic script (the MODULARIZE output defines a
-// global createLayaCore, or createLayaCoreMt for the pthreads build on cross-origin-isolated pages)
-// unless a bundler already provides the factory.
+// global createLayaCore, or createLayaCoreMt for the pthreads build on cross-origin-isolated pages;
+// their relaxed-SIMD builds define createLayaCoreRelaxed / createLayaCoreMtRelaxed) unless a bundler
+// already provides the factory.
 import type { LayaCoreFactory, LayaCoreFactoryOptions } from '../core/laya-core.js';
+import { relaxedSibling, relaxedUnavailableReason, type SimdVariant } from '../core/simd.js';
 import { threadedModuleBlocker } from '../core/threads.js';
 import { LayaError } from '../errors.js';
 import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
@@ -15,6 +17,8 @@ interface BrowserGlobals {
   caches?: { open(name: string): Promise<CacheLike> };
   createLayaCore?: LayaCoreFactory;
   createLayaCoreMt?: LayaCoreFactory;
+  createLayaCoreRelaxed?: LayaCoreFactory;
+  createLayaCoreMtRelaxed?: LayaCoreFactory;
   document?: Document;
   importScripts?: (url: string) => void;
   location?: { href: string };
@@ -37,7 +41,9 @@ export const browserRuntime: Runtime = {
     return common;
   },
 
-  async createCore(wasm: WasmOptions, threads: number): Promise<CreatedCore> {
+  relaxedSimdUnavailable: relaxedUnavailableReason('browser'),
+
+  async createCore(wasm: WasmOptions, threads: number, simd: SimdVariant = 'plain'): Promise<CreatedCore> {
     // A relative URL is relative to the page (or worker script), as a script tag reads it.
     const page = globals.location?.href;
     const singleUrl = new URL(String(wasm.moduleUrl ?? new URL('../wasm/laya-core.js', import.meta.url)), page).href;
@@ -50,14 +56,32 @@ export const browserRuntime: Runtime = {
         'Cross-Origin-Embedder-Policy: require-corp), so SharedArrayBuffer is unavailable');
       threaded = singleThreaded === undefined;
     }
-    const moduleUrl = threaded && wasm.factory === undefined
+    const plainUrl = threaded && wasm.factory === undefined
       ? new URL(String(wasm.threadedModuleUrl ?? new URL(kThreadedModuleFile, singleUrl)), page).href : singleUrl;
-    const factory = wasm.factory ?? await loadFactoryScript(moduleUrl, threaded ? 'createLayaCoreMt' : 'createLayaCore');
+    const plainName = threaded ? 'createLayaCoreMt' : 'createLayaCore';
+    // The relaxed-SIMD build beside the plain one unless given; if its script fails to load, the
+    // plain one runs and plainSimd says why (a page that copied only the plain files still works).
+    let moduleUrl = plainUrl;
+    let factory = wasm.factory;
+    let loaded: SimdVariant = wasm.factory !== undefined || wasm.wasmBinary !== undefined ? simd : 'plain';
+    let plainSimd: string | undefined;
+    if (factory === undefined && simd === 'relaxed' && wasm.wasmBinary === undefined) {
+      const given = threaded ? wasm.relaxedThreadedModuleUrl : wasm.relaxedModuleUrl;
+      const relaxedUrl = given !== undefined ? new URL(String(given), page).href : relaxedSibling(plainUrl);
+      try {
+        factory = await loadFactoryScript(relaxedUrl, threaded ? 'createLayaCoreMtRelaxed' : 'createLayaCoreRelaxed');
+        moduleUrl = relaxedUrl;
+        loaded = 'relaxed';
+      } catch (error) {
+        plainSimd = error instanceof Error ? error.message : String(error);
+      }
+    }
+    factory ??= await loadFactoryScript(moduleUrl, plainName);
     const options: LayaCoreFactoryOptions = {};
     if (wasm.wasmBinary !== undefined) {
       options.wasmBinary = wasm.wasmBinary;
     } else {
-      const wasmUrl = wasm.wasmUrl !== undefined && !threaded ? String(wasm.wasmUrl) : undefined;
+      const wasmUrl = wasm.wasmUrl !== undefined && !threaded && moduleUrl === singleUrl ? String(wasm.wasmUrl) : undefined;
       options.locateFile = (path) => (path.endsWith('.wasm') && wasmUrl) || new URL(path, moduleUrl).href;
     }
     if (threaded) {
@@ -66,7 +90,11 @@ export const browserRuntime: Runtime = {
       options.mainScriptUrlOrBlob = moduleUrl;
     }
     const core = await factory(options);
-    return singleThreaded === undefined ? { core } : { core, singleThreaded };
+    return {
+      core, simd: loaded,
+      ...(singleThreaded === undefined ? {} : { singleThreaded }),
+      ...(plainSimd === undefined ? {} : { plainSimd }),
+    };
   },
 
   cores(): number {
@@ -75,7 +103,9 @@ export const browserRuntime: Runtime = {
   },
 };
 
-async function loadFactoryScript(url: string, name: 'createLayaCore' | 'createLayaCoreMt'): Promise<LayaCoreFactory> {
+type FactoryName = 'createLayaCore' | 'createLayaCoreMt' | 'createLayaCoreRelaxed' | 'createLayaCoreMtRelaxed';
+
+async function loadFactoryScript(url: string, name: FactoryName): Promise<LayaCoreFactory> {
   if (typeof globals[name] !== 'function') {
     if (globals.document !== undefined) {
       const document = globals.document;

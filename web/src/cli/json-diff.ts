@@ -1,12 +1,12 @@
-// The first place two JSON documents differ, with member order and number spelling significant
-// (Python prints 1.0, JS 1; upstream's answers are compared as Python writes them).
-import type { JsonNode } from '../json/ordered-json.js';
-import { pyDumps, pyNumberText } from '../json/py-json.js';
+// The first place two JSON documents differ, with member order significant and numbers equal
+// when Python reads them as the same value (1.0 is a float and 1 an int; 1.0 and 1.00 are one),
+// for the parity command's readable report.
+import { writeJson, type JsonNode } from './ordered-json.js';
 
 /** A description of the first difference ("answers.q1.confidence: expected 0.848, got 0.8479"), or null. */
 export function firstDifference(expected: JsonNode, actual: JsonNode, path = '$'): string | null {
   const show = (n: JsonNode): string => {
-    const text = pyDumps(n);
+    const text = writeJson(n);
     return text.length > 80 ? `${text.slice(0, 77)}...` : text;
   };
   const mismatch = (): string => `${path}: expected ${show(expected)}, got ${show(actual)}`;
@@ -15,7 +15,7 @@ export function firstDifference(expected: JsonNode, actual: JsonNode, path = '$'
     case 'string':
       return expected.value === (actual as typeof expected).value ? null : mismatch();
     case 'number':
-      return pyNumberText(expected.text) === pyNumberText((actual as typeof expected).text) ? null : mismatch();
+      return sameNumber(expected.text, (actual as typeof expected).text) ? null : mismatch();
     case 'literal':
       return expected.value === (actual as typeof expected).value ? null : mismatch();
     case 'array': {
@@ -39,4 +39,11 @@ export function firstDifference(expected: JsonNode, actual: JsonNode, path = '$'
       return null;
     }
   }
+}
+
+/** json.loads makes an int of a number without '.', 'e' or 'E' (exact), a float of any other. */
+function sameNumber(a: string, b: string): boolean {
+  const isInt = (t: string): boolean => /^-?\d+$/.test(t);
+  if (isInt(a) || isInt(b)) return isInt(a) && isInt(b) && BigInt(a) === BigInt(b);
+  return Object.is(Number(a), Number(b));
 }

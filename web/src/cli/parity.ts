@@ -4,8 +4,7 @@
 // and act logits must equal the recorded answer as Python writes it (0.3.7 shape).
 import { LayaError, describeError } from '../errors.js';
 import type { LayaPipeline } from '../model.js';
-import { member, parseOrderedJson, sourceText, type JsonNode } from '../json/ordered-json.js';
-import { pyDumps } from '../json/py-json.js';
+import { member, parseOrderedJson, sourceText, type JsonNode } from './ordered-json.js';
 import type { PreparedRequest, StateInput } from '../request.js';
 import { firstDifference } from './json-diff.js';
 
@@ -96,10 +95,8 @@ async function runCase(pipeline: LayaPipeline, line: string, lineNumber: number,
       if (d !== null) problems.push(d);
     }
   });
-  const got = parseOrderedJson(answerText, `answer of ${id}`);
-  if (pyDumps(got) !== pyDumps(recAnswer)) {
-    problems.push(`answer ${firstDifference(recAnswer, got, '') ?? 'differs in text only'}`);
-  }
+  const answerDifference = firstDifference(recAnswer, parseOrderedJson(answerText, `answer of ${id}`), '');
+  if (answerDifference !== null) problems.push(`answer ${answerDifference}`);
   const outQuestions = prepared.questions.map((q) =>
     `{"qid": ${JSON.stringify(q.qid)}, "ids": ${JSON.stringify(q.ids)}, "markers": ${JSON.stringify(q.markers)}}`);
   const outLine = `{"id": ${JSON.stringify(id)}, "questions": [${outQuestions.join(', ')}], "answer": ${answerText}}`;

@@ -10,6 +10,7 @@ import type { LoadOptions } from '../options.js';
 import type { ResponseShape } from '../request.js';
 import { parseArgs, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
 import { runParity } from './parity.js';
+import { runQuantize } from './quantize.js';
 
 export const kUsage = `Usage: laya-wasm <command> [options]
 
@@ -22,12 +23,20 @@ Commands:
       Prints upstream's answer JSON. A text state read from @file loses one trailing newline.
   embed --model <dir> --texts <json|@file> [--max-length N]
       Mean-pooled encoder embeddings of a JSON array of strings: {"embeddings": [[...], ...]}.
+  quantize --model <dir> --out <dir>
+      Writes the q8 checkpoint (8-bit weights, one scale per 64 inputs; docs/q8-format.md) of an
+      F32, F16 or BF16 one into <dir>, configs and tokenizer copied; progress on stderr.
   parity --model <dir> --cases <cases.jsonl> --recorded <recorded.jsonl> [--out <results.jsonl>]
       Compares prepared ids/markers and answers rebuilt from recorded outputs with the recordings.
       Needs only the configs and tokenizer in <dir>.
 
 Options for every command:
   --wasm <laya-core.js>   the wasm module to use (default: the package's dist/wasm/laya-core.js)
+  --threads N             threads for the forward passes (default: the machine's cores, at most 4)
+  --simd auto|relaxed|plain
+                          the module build: relaxed SIMD (fused multiply-add) or plain SIMD; auto
+                          (default) runs relaxed where Node compiles it (on Node 20 the command turns
+                          on V8's --experimental-wasm-relaxed-simd itself, unless --simd plain)
 `;
 
 const kCommands: Record<string, CommandSpec> = {
@@ -35,6 +44,7 @@ const kCommands: Record<string, CommandSpec> = {
   predict: { required: ['model', 'questions'], optional: ['state', 'state-json', 'shape'] },
   embed: { required: ['model', 'texts'], optional: ['max-length'] },
   parity: { required: ['model', 'cases', 'recorded'], optional: ['out'] },
+  quantize: { required: ['model', 'out'], optional: [] },
 };
 
 export interface CliIo {
@@ -42,6 +52,11 @@ export interface CliIo {
   stderr(text: string): void;
   /** Merged into every load (tests pass a wasm factory). */
   loadOptions?: LoadOptions;
+  /**
+   * Called before any module loads unless --simd plain: lets this process compile relaxed SIMD
+   * (cli.ts: V8's flag on Node 20). Absent: the process is left as it is.
+   */
+  enableRelaxedSimd?: () => void;
 }
 
 /** Runs one command; returns the exit status. */
@@ -51,7 +66,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return argv.length === 0 ? 2 : 0;
   }
   try {
-    const args = parseArgs(argv, kCommands, ['wasm']);
+    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd']);
     return await runCommand(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -70,6 +85,16 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const options: LoadOptions = { onWarning: (w) => io.stderr(`laya-wasm: warning: ${w}\n`), ...io.loadOptions };
   const wasm = flag('wasm');
   if (wasm !== undefined) options.wasm = { ...options.wasm, moduleUrl: wasm };
+  const threads = flag('threads');
+  if (threads !== undefined) options.threads = positiveInteger(threads, 'threads');
+  const simd = flag('simd');
+  if (simd !== undefined) {
+    if (simd !== 'auto' && simd !== 'relaxed' && simd !== 'plain') {
+      throw new UsageError(`--simd must be "auto", "relaxed" or "plain", got "${simd}"`);
+    }
+    options.simd = simd;
+  }
+  if (options.simd !== 'plain') io.enableRelaxedSimd?.();
 
   switch (args.command) {
     case 'forward': {
@@ -103,9 +128,8 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       }
       const maxLengthFlag = flag('max-length');
       const maxLength = maxLengthFlag === undefined ? 512 : positiveInteger(maxLengthFlag, 'max-length');
-      const rows = await withModel(model, options, (m) => m.embed(texts as string[], { maxLength }));
-      const body = rows.map((row) => `[${Array.from(row, f32Text).join(', ')}]`).join(', ');
-      io.stdout(`{"embeddings": [${body}]}\n`);
+      const text = await withModel(model, options, (m) => m.embedJson(texts as string[], { maxLength }));
+      io.stdout(`${text}\n`);
       return 0;
     }
     case 'parity': {
@@ -123,6 +147,13 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
       io.stdout(`${summary.passed} passed, ${summary.failed} failed${skipped}\n`);
       return summary.failed === 0 ? 0 : 1;
+    }
+    case 'quantize': {
+      const out = flag('out') as string;
+      const done = await runQuantize(model, out, options.wasm ?? {}, (line) => io.stderr(`laya-wasm: ${line}\n`));
+      io.stdout(`wrote ${out}/model.safetensors: ${done.outBytes} bytes, ${(done.outBytes / done.parameters).toFixed(4)} ` +
+                `bytes per parameter (the source: ${done.sourceBytes} bytes)\n`);
+      return 0;
     }
     default:
       throw new UsageError(`unknown command "${args.command}"`);
@@ -165,7 +196,7 @@ async function stateArgument(text: string | undefined, json: string | undefined)
   if (json !== undefined) return { json: await jsonArgument(json, '--state-json') };
   const value = text as string;
   if (!value.startsWith('@')) return value;
-  // A trailing newline is a token and changes answers (spec 7.15); Laya's CLI strips it too.
+  // A trailing newline is a token and changes answers (laya-spec §7.15); Laya's CLI strips it too.
   return (await readText(value.slice(1), '--state')).replace(/\r?\n$/, '');
 }
 
@@ -179,14 +210,4 @@ async function output(text: string, path: string | undefined, io: CliIo): Promis
   } catch (error) {
     throw new LayaError('invalid_request', `--out: cannot write ${path}: ${describeError(error)}`);
   }
-}
-
-/** The shortest decimal that reads back as the same f32. */
-export function f32Text(x: number): string {
-  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
-  for (let digits = 1; digits < 17; digits++) {
-    const text = x.toPrecision(digits);
-    if (Math.fround(Number(text)) === x) return String(Number(text));
-  }
-  return String(x);
 }

@@ -1,6 +1,8 @@
 // The surface of the Emscripten module (cpp/bind/embind.cc), written by hand because Emscripten
-// 3.1.6 cannot emit it (toolchain.md). Every session method takes plain values and returns a
-// string: "" or JSON text on success, '{"error":{"code","message"}}' on failure.
+// 3.1.6 cannot emit it (docs/toolchain.md "Emscripten 3.1.6 (Debian)"). Every session method
+// takes plain values and returns a string: "" or JSON text on success,
+// '{"error":{"code","message"}}' on failure; numeric results (embedded()) come as a Float32Array
+// instead.
 
 /** The options of the MODULARIZE factory that this package uses. */
 export interface LayaCoreFactoryOptions {
@@ -21,6 +23,8 @@ export interface LayaCoreModule {
   /** wasm memory. Re-read after every call that may grow memory: old views go stale. */
   readonly HEAPU8: Uint8Array;
   readonly LayaSession: new () => LayaSessionHandle;
+  /** `laya-wasm quantize`'s converter (docs/q8-format.md); absent from modules built before q8. */
+  readonly LayaQuantizer?: new () => LayaQuantizerHandle;
   /** Threads for every session's forward passes, the caller included. "" or an error. */
   setThreads(threads: number): string;
   /** The module's thread count now. */
@@ -29,6 +33,8 @@ export interface LayaCoreModule {
   availableThreads(): number;
   /** Joins and terminates the module's workers; call it when the module is thrown away. */
   shutDownThreads(): void;
+  /** Which build this is (laya-core-relaxed.js / laya-core-mt-relaxed.js: "relaxed"); absent before issue 15. */
+  simd?(): 'relaxed' | 'plain';
 }
 
 export interface LayaSessionHandle {
@@ -48,6 +54,15 @@ export interface LayaSessionHandle {
    * them are rearranged for the kernels now, overlapping the download). "" on success.
    */
   weightsWritten(bytes: number): string;
+  /**
+   * planWeights that quantizes a float checkpoint to q8 while it streams in (docs/q8-format.md):
+   * the plan then also has "stagePointer" and "stageBytes": the data section is written through
+   * that window instead of at pointer, each window reported with weightsStaged. A q8 checkpoint
+   * plans as with planWeights. Absent from modules built before q8.
+   */
+  planWeightsQ8?(headerBytes: Uint8Array, fileSize: number): string;
+  /** The next `bytes` of the data section are in the staging window: quantized now. "" on success. */
+  weightsStaged?(bytes: number): string;
   /** After every data byte is written: binds the model. "" on success. */
   finishWeights(): string;
   /** Raw forward in the fixture format, the sequences packed into one batch. */
@@ -61,16 +76,46 @@ export interface LayaSessionHandle {
   /** The answer rebuilt from given outputs '{"logits":[[..]],"act":[[..]]}' (configure() only). */
   answer(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string,
          outputsJson: string): string;
-  /** embed_fn_from_agent (spec 3.10): '{"embeddings": [[d floats] per text]}'. */
+  /**
+   * embed_fn_from_agent (laya-spec §3.10): '{"rows": n, "dim": d}'; the session keeps the n x d
+   * floats for embedded() / embeddedJson() until the next embed.
+   */
   embed(textsJson: string, maxLength: number): string;
+  /** The last embed's rows end to end: a view of wasm memory, stale after the next call; copy it at once. */
+  embedded(): Float32Array;
+  /** The last embed's rows as '{"embeddings": [[...]]}', floats in the shortest text that reads back as the f32. */
+  embeddedJson(): string;
+  /**
+   * predict_shortlist (laya-spec §5.8): the answer JSON with "shortlist" after "usage". Options
+   * '{"k", "maxLength", "shape"}' (absent or null: 20, 512, "current").
+   */
+  predictShortlist(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
+  /** The parsed configs (configure() first): '{"encoder","modelName"?,"modelType","hiddenSize",...}'. */
+  configSummary(): string;
   /** '{"weightsBytes","arenaBytes","scratchBytes","wasmMemoryBytes"}'. */
   memoryReport(): string;
   /** Turns the per-step timer on (from zero) or off. */
   setProfiling(on: boolean): void;
   /** '{"runs":N,"steps":[{"kind","calls","ms","gflop"}]}' since profiling was turned on. */
   profile(): string;
-  /** Load-time warnings (e.g. clamped temperatures, spec 5.1) as a JSON array of strings. */
+  /** Load-time warnings (e.g. clamped temperatures, laya-spec §5.1) as a JSON array of strings. */
   warnings(): string;
   /** Frees everything (embind). */
+  delete(): void;
+}
+
+/** The converter of `laya-wasm quantize` (cpp/bind/embind.cc LayaQuantizer). */
+export interface LayaQuantizerHandle {
+  /**
+   * The source's first headerEnd bytes: '{"header": q8 header JSON text, "dataLength",
+   * "tensors": [{name, dtype, shape, quantized, source: [b, e], values: [b, e], scales?: [b, e]}]}'
+   * in data order, offsets within each file's data section.
+   */
+  plan(headerBytes: Uint8Array, fileSize: number): string;
+  /** One matrix (its stored bytes) quantized; output() then holds its q8 values and scales. "" on success. */
+  quantize(name: string, dtype: string, rows: number, cols: number, bytes: Uint8Array): string;
+  /** A view of wasm memory, stale after the next call: write it at once. */
+  output(): Uint8Array;
+  release(): void;
   delete(): void;
 }

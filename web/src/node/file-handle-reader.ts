@@ -1,5 +1,6 @@
-// A ByteReader over a local file: fs reads land straight in wasm memory (toolchain.md: 13-17
-// GB/s, no JS copy), in chunks so that progress is reported and an abort is noticed between them.
+// A ByteReader over a local file: fs reads land straight in wasm memory (13-17 GB/s, no JS copy:
+// docs/toolchain.md "Moving bytes into wasm memory"), in chunks so that progress is reported and
+// an abort is noticed between them.
 import type { FileHandle } from 'node:fs/promises';
 import { LayaError, throwIfAborted } from '../errors.js';
 import type { ByteReader } from '../stream/byte-reader.js';
@@ -35,7 +36,8 @@ export class FileHandleReader implements ByteReader {
       const { bytesRead } = await this.handle.read(heap(), offset + done, want, this.position);
       if (bytesRead === 0) {
         const { file, path, size } = this.options;
-        throw new LayaError('invalid_checkpoint', `${file}: ${path} ended after ${this.position} of ${size} bytes (truncated)`, { file });
+        // The file shrank after it was opened: its size, which the header was checked against, is gone.
+        throw new LayaError('invalid_checkpoint', `${file} is truncated: ${path} ended after ${this.position} of its ${size} bytes`, { file });
       }
       this.position += bytesRead;
       done += bytesRead;

@@ -1,6 +1,7 @@
 // The Node side of the Runtime: directory sources, the download cache directory, and the wasm
 // module loaded with createRequire (MODULARIZE CommonJS output) and given its .wasm bytes read
-// with fs (Node 20's global fetch breaks the Emscripten 3.1.6 loader; toolchain.md).
+// with fs (Node 20's global fetch breaks the Emscripten 3.1.6 loader; docs/toolchain.md "Node 20
+// and the generated loader").
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -8,6 +9,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LayaCoreFactory } from '../core/laya-core.js';
+import { relaxedSibling, relaxedUnavailableReason, type SimdVariant } from '../core/simd.js';
 import { threadedModuleBlocker } from '../core/threads.js';
 import { LayaError } from '../errors.js';
 import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
@@ -27,29 +29,53 @@ export const nodeRuntime: Runtime = {
     return common;
   },
 
-  async createCore(wasm: WasmOptions, threads: number): Promise<CreatedCore> {
+  relaxedSimdUnavailable: relaxedUnavailableReason('node'),
+
+  async createCore(wasm: WasmOptions, threads: number, simd: SimdVariant = 'plain'): Promise<CreatedCore> {
     const layaWorkers = threads - 1;
     if (wasm.factory !== undefined) {
-      return { core: await wasm.factory({ ...(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {}), layaWorkers }) };
+      return { core: await wasm.factory({ ...(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {}), layaWorkers }), simd };
     }
     const singlePath = wasm.moduleUrl !== undefined ? toPath(wasm.moduleUrl) : defaultModulePath();
     let singleThreaded: string | undefined;
     let modulePath = singlePath;
+    let threadedPath: string | undefined;
     if (threads > 1) {
-      const threadedPath = wasm.threadedModuleUrl !== undefined
+      threadedPath = wasm.threadedModuleUrl !== undefined
         ? toPath(wasm.threadedModuleUrl) : resolve(dirname(singlePath), kThreadedModuleFile);
       singleThreaded = threadedModuleBlocker(wasm, 'SharedArrayBuffer is not available')
         ?? (existsSync(threadedPath) ? undefined : `the threaded module ${threadedPath} is missing`);
       if (singleThreaded === undefined) modulePath = threadedPath;
     }
+    // The relaxed-SIMD build of the chosen module, beside it unless given (wasmBinary: the bytes
+    // given decide).
+    let plainSimd: string | undefined;
+    let loaded: SimdVariant = 'plain';
+    if (simd === 'relaxed' && wasm.wasmBinary === undefined) {
+      const relaxedPath = modulePath === singlePath
+        ? (wasm.relaxedModuleUrl !== undefined ? toPath(wasm.relaxedModuleUrl) : relaxedSibling(singlePath))
+        : (wasm.relaxedThreadedModuleUrl !== undefined ? toPath(wasm.relaxedThreadedModuleUrl) : relaxedSibling(threadedPath as string));
+      if (existsSync(relaxedPath)) {
+        modulePath = relaxedPath;
+        loaded = 'relaxed';
+      } else {
+        plainSimd = `the relaxed-SIMD module ${relaxedPath} is missing`;
+      }
+    }
+    const isSingle = modulePath === singlePath;
     if (!existsSync(modulePath)) {
       throw new LayaError('internal', `the wasm module ${modulePath} is missing; build it (npm run build:wasm) or pass options.wasm.moduleUrl`);
     }
     const factory = factoryOf(createRequire(import.meta.url)(modulePath), modulePath);
-    const wasmPath = wasm.wasmUrl !== undefined && modulePath === singlePath ? toPath(wasm.wasmUrl) : modulePath.replace(/\.js$/, '.wasm');
+    const wasmPath = wasm.wasmUrl !== undefined && isSingle ? toPath(wasm.wasmUrl) : modulePath.replace(/\.js$/, '.wasm');
     const wasmBinary = wasm.wasmBinary ?? new Uint8Array(await readFile(wasmPath));
-    const core = await withoutProcessHandlers(() => factory({ wasmBinary, ...(modulePath !== singlePath ? { layaWorkers } : {}) }));
-    return singleThreaded === undefined ? { core } : { core, singleThreaded };
+    const threaded = threadedPath !== undefined && singleThreaded === undefined;
+    const core = await withoutProcessHandlers(() => factory({ wasmBinary, ...(threaded ? { layaWorkers } : {}) }));
+    return {
+      core, simd: wasm.wasmBinary !== undefined ? simd : loaded,
+      ...(singleThreaded === undefined ? {} : { singleThreaded }),
+      ...(plainSimd === undefined ? {} : { plainSimd }),
+    };
   },
 
   cores(): number {

@@ -1,7 +1,7 @@
 // A ByteReader over a WHATWG ReadableStream (fetch bodies, Blob.stream(), Cache API responses).
 // Each chunk is copied once, straight to its destination; a chunk that straddles two reads is
 // kept as a subarray (no copy) until the next read. BYOB readers cannot target wasm memory
-// (toolchain.md), so this is the browser's fastest path.
+// (docs/toolchain.md "Moving bytes into wasm memory"), so this is the browser's fastest path.
 import { LayaError, abortError, describeError, isAbortError, type LayaErrorCode } from '../errors.js';
 import type { ByteReader } from './byte-reader.js';
 import { concatBytes } from './byte-reader.js';
@@ -83,6 +83,11 @@ export class StreamByteReader implements ByteReader {
     const chunk = await this.nextOrEnd(max);
     if (chunk !== null) return chunk;
     const { file, location, size, failureCode } = this.options;
+    // A file that is shorter than it said is truncated; a download that stops early may only have lost
+    // its connection (network: worth a retry), so it is not called a truncated file.
+    if (failureCode === 'invalid_checkpoint' && size !== undefined) {
+      throw new LayaError(failureCode, `${file} is truncated: ${location} ended after ${this.received} of its ${size} bytes`, { file });
+    }
     const of = size === undefined ? '' : ` of ${size}`;
     throw new LayaError(failureCode, `${file}: ${location} ended after ${this.received}${of} bytes (truncated)`, { file });
   }

@@ -1,11 +1,11 @@
-// JSON as Python reads it, for the few places TypeScript must look inside request JSON without
-// losing what JSON.parse loses: member order (JS moves integer-like keys first, laya-spec §7.13),
-// number spelling (Python tells 1 from 1.0) and the exact source text of each value. The engine's
-// own parser is C++ (cpp/util/json.h); this one serves only the shortlist and the CLI parity check.
+// JSON read with its member order, number spelling and source spans kept, which JSON.parse loses
+// (JS moves integer-like keys first, laya-spec §7.13, and prints 1.0 as 1): the parity command
+// takes each case's state and questions from cases.jsonl as written and compares answers member
+// by member. The engine's own reader is C++ (cpp/util/json.h); nothing here formats like Python.
 import { LayaError } from '../errors.js';
 
 interface Span {
-  /** Offsets of the value's text in the parsed source ([start, end)); -1 when built from a JS value. */
+  /** Offsets of the value's text in the parsed source: [start, end). */
   start: number;
   end: number;
 }
@@ -17,8 +17,6 @@ export type JsonNode =
   /** `text` as written: "1", "1.0", "-0.0", "1e-05", "NaN", "Infinity", "-Infinity". */
   | ({ kind: 'number'; text: string } & Span)
   | ({ kind: 'literal'; value: boolean | null } & Span);
-
-export type JsonObjectNode = Extract<JsonNode, { kind: 'object' }>;
 
 export interface ParseOptions {
   /** Accept Python's NaN / Infinity / -Infinity (json.loads does). Default true. */
@@ -174,17 +172,6 @@ export function sourceText(source: string, node: JsonNode): string {
   return source.slice(node.start, node.end);
 }
 
-/**
- * A JS value as a JsonNode, in JS member order; numbers spelled as JSON.stringify spells them,
- * which is also the text the engine receives for a JS value. Throws invalid_request on values
- * JSON cannot hold.
- */
-export function jsonNodeFromValue(value: unknown, what: string): JsonNode {
-  const text = JSON.stringify(value);
-  if (text === undefined) throw new LayaError('invalid_request', `${what}: ${typeof value} is not a JSON value`);
-  return parseOrderedJson(text, what);
-}
-
 /** Compact JSON text of a node, numbers spelled as written (so 1.0 stays 1.0 for the engine). */
 export function writeJson(node: JsonNode): string {
   switch (node.kind) {
@@ -199,22 +186,6 @@ export function writeJson(node: JsonNode): string {
     case 'literal':
       return String(node.value);
   }
-}
-
-/** Members with duplicates merged as a Python dict does: first position, last value. */
-export function pythonDictMembers(node: JsonObjectNode): Array<[string, JsonNode]> {
-  const index = new Map<string, number>();
-  const out: Array<[string, JsonNode]> = [];
-  for (const [key, value] of node.members) {
-    const at = index.get(key);
-    if (at === undefined) {
-      index.set(key, out.length);
-      out.push([key, value]);
-    } else {
-      out[at] = [key, value];
-    }
-  }
-  return out;
 }
 
 /** The value of member `key` (the last one, as Python's dict keeps it), or undefined. */
