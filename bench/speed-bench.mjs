@@ -7,10 +7,11 @@
 // the fraction of the GEMM ceiling when bench/gemm-ceiling has been built, peak memory, ratios,
 // and the largest logit / act difference between the engines on one question.
 // Usage: node bench/speed-bench.mjs [--runs N] [--lengths 64,128,256,512] [--models base-f16,english-f16]
-//                                   [--threads 1,2] [--engines laya,laya-relaxed,ort]
+//                                   [--threads 1,2] [--engines laya,laya-relaxed,laya-q8,ort]
 // laya is the plain-SIMD module, laya-relaxed the relaxed-SIMD one (issue 15: fused multiply-add;
 // its child runs with Node 20's --experimental-wasm-relaxed-simd); each is reported against its own
-// GEMM ceiling (plain / relaxed), and both against onnxruntime-web.
+// GEMM ceiling (plain / relaxed), and both against onnxruntime-web. laya-q8 is the plain module on
+// the same file loaded with { weights: 'q8' } (quantized while it streams), reported against laya.
 // With several thread counts each runs both engines; times are process CPU time with 1 thread and
 // wall time with more (CPU time then counts every thread).
 import { execFileSync, spawn } from 'node:child_process';
@@ -29,8 +30,8 @@ const runs = Number(flag('--runs', '2'));
 const threadCounts = flag('--threads', '1').split(',').map(Number);
 const lengths = flag('--lengths', '64,128,256,512');
 const models = flag('--models', 'base-f16,english-f16').split(',');
-const engines = flag('--engines', 'laya,laya-relaxed,ort').split(',');
-const kLayaEngines = ['laya', 'laya-relaxed'];
+const engines = flag('--engines', 'laya,laya-relaxed,laya-q8,ort').split(',');
+const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8'];
 const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
 
 for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
@@ -149,9 +150,10 @@ function report(shape, res, threads) {
     console.log(`  ratio ORT / ${engine} ${clock} time (>1: ${engine} faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / laya.firstAnswerSeconds).toFixed(2)}x`);
     console.log(`  parity ${engine} vs ORT (128-token question): logits max rel diff ${diff(laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(laya.parity.act, res.ort.parity.act).toExponential(2)}`);
   }
-  if (res.laya && res['laya-relaxed']) {
-    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.laya, L, threads) / time(res['laya-relaxed'], L, threads)).toFixed(2)}x`);
-    console.log(`  ratio laya / laya-relaxed ${clock} time (>1: relaxed faster): ${ratios.join(', ')}`);
-    console.log(`  parity laya-relaxed vs laya (128-token question): logits max rel diff ${diff(res['laya-relaxed'].parity.logits, res.laya.parity.logits).toExponential(2)}`);
+  for (const [engine, what] of [['laya-relaxed', 'relaxed'], ['laya-q8', 'q8']]) {
+    if (!res.laya || !res[engine]) continue;
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.laya, L, threads) / time(res[engine], L, threads)).toFixed(2)}x`);
+    console.log(`  ratio laya / ${engine} ${clock} time (>1: ${what} faster): ${ratios.join(', ')}`);
+    console.log(`  parity ${engine} vs laya (128-token question): logits max rel diff ${diff(res[engine].parity.logits, res.laya.parity.logits).toExponential(2)}, act ${diff(res[engine].parity.act, res.laya.parity.act).toExponential(2)}`);
   }
 }

@@ -2,9 +2,11 @@
 // package (model.forward on token ids) or onnxruntime-web (wasm backend) on the reference export.
 // Prints one JSON line: load / first-answer times, per-length run times, the 3-question call,
 // the outputs of the parity question, peak RSS, wasm memory.
-// Usage: node --expose-gc bench/speed-child.mjs <laya|laya-relaxed|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
+// Usage: node --expose-gc bench/speed-child.mjs <laya|laya-relaxed|laya-q8|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
 // laya runs the plain-SIMD module, laya-relaxed the relaxed-SIMD one (the parent passes Node 20
-// --experimental-wasm-relaxed-simd for it); the JSON line says which ran ("simd").
+// --experimental-wasm-relaxed-simd for it); the JSON line says which ran ("simd"). laya-q8 is the
+// plain-SIMD module loading the same F16 file with { weights: 'q8' } (issue 14: q8 weights, f32
+// compute).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,10 +20,11 @@ const kCallLength = 128, kCallQuestions = 3;
 
 let runOne, runCall, memory = () => null, profiled = null, version = '', simd;
 const t0 = performance.now();
-if (engine === 'laya' || engine === 'laya-relaxed') {
+if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8') {
   const { load } = await import(path.join(root, 'dist/index.node.js'));
   const model = await load({ directory: dir }, {
-    onWarning: (w) => console.error(w), threads, simd: engine === 'laya' ? 'plain' : 'relaxed' });
+    onWarning: (w) => console.error(w), threads, simd: engine === 'laya-relaxed' ? 'relaxed' : 'plain',
+    ...(engine === 'laya-q8' ? { weights: 'q8' } : {}) });
   simd = model.simd;
   const toOut = (r) => r.expected.map((e) => ({ logits: e.logits, act: e.act }));
   runOne = async (q) => toOut(await model.forward({ inputs: [q] }))[0];

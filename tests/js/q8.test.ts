@@ -102,6 +102,26 @@ describeWithCore('q8 weights', () => {
     }
   });
 
+  test('the CLI takes --weights q8: forward on the F32 file gives the q8 file\'s outputs; a bad value exits 2', async () => {
+    const inputs = join(dir, 'inputs.json');
+    writeFileSync(inputs, JSON.stringify(kInputs));
+    const cli = async (argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> => {
+      let so = '';
+      let se = '';
+      const status = await runCli(argv, { stdout: (t) => { so += t; }, stderr: (t) => { se += t; }, loadOptions: { ...kQuiet } });
+      return { status, stdout: so, stderr: se };
+    };
+    const viaFlag = await cli(['forward', '--model', kTinyCheckpoint, '--inputs', inputs, '--weights', 'q8', '--simd', 'plain']);
+    const q8File = await cli(['forward', '--model', q8Dir, '--inputs', inputs, '--simd', 'plain']);
+    const stored = await cli(['forward', '--model', kTinyCheckpoint, '--inputs', inputs, '--weights', 'stored', '--simd', 'plain']);
+    expect([viaFlag.status, q8File.status, stored.status]).toEqual([0, 0, 0]);
+    expect(viaFlag.stdout).toBe(q8File.stdout);
+    expect(stored.stdout).not.toBe(q8File.stdout);
+    const bad = await cli(['forward', '--model', kTinyCheckpoint, '--inputs', inputs, '--weights', 'q4']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe('laya-wasm: --weights must be "stored" or "q8", got "q4"');
+  });
+
   test('load() rejects an unknown weights option', async () => {
     await expect(loadModelWith(nodeRuntime, { directory: q8Dir }, { ...kQuiet, weights: 'q4' as 'q8' }))
       .rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining("options.weights must be 'stored' or 'q8'") });

@@ -2,39 +2,19 @@
 // PyTorch fp32 reference, tests/data/fixtures/README.md) within 1e-4 * max(1, |expected|) and the
 // same argmax, packed and each sequence alone, with any thread count; the tiny checkpoint is also
 // loaded over HTTP.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
-import type { ForwardRequest, ForwardResult } from '../../../web/src/request.js';
+import type { ForwardResult } from '../../../web/src/request.js';
 import { startCheckpointServer } from '../helpers/checkpoint-server.js';
-import { kFixturesDir, safetensorsDataSection } from '../helpers/fixtures.js';
+import { safetensorsDataSection } from '../helpers/fixtures.js';
+import { compareWithReference, referenceFixture, referenceSetDir } from '../helpers/reference-fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 
-interface Fixture extends ForwardRequest, ForwardResult {}
-
 const quiet = { wasm: kWasm, onWarning: () => undefined };
-const setDir = (name: string): string => join(kFixturesDir, 'reference', name);
-const fixtureOf = (name: string): Fixture => JSON.parse(readFileSync(join(setDir(name), 'fixture.json'), 'utf8')) as Fixture;
-
-/** Every value's error relative to max(1, |expected|), and the inputs whose argmax moved. */
-function compare(actual: ForwardResult, expected: Fixture): { worst: number; argmaxMoved: number[]; counts: number[] } {
-  let worst = 0;
-  const argmaxMoved: number[] = [];
-  const check = (a: number[] | undefined, e: number[]): void => {
-    expect(a).toHaveLength(e.length);
-    e.forEach((x, i) => { worst = Math.max(worst, Math.abs((a?.[i] ?? NaN) - x) / Math.max(1, Math.abs(x))); });
-  };
-  const argmax = (v: number[]): number => v.indexOf(Math.max(...v));
-  expected.expected.forEach((e, i) => {
-    check(actual.expected[i]?.logits, e.logits);
-    check(actual.expected[i]?.act, e.act);
-    if (argmax(actual.expected[i]?.logits ?? []) !== argmax(e.logits)) argmaxMoved.push(i);
-  });
-  expected.embed_expected.forEach((e, i) => check(actual.embed_expected[i]?.pooled, e.pooled));
-  return { worst: Number.isNaN(worst) ? Infinity : worst, argmaxMoved,
-    counts: [actual.expected.length, actual.embed_expected.length] };
-}
+const setDir = referenceSetDir;
+const fixtureOf = referenceFixture;
+const compare = compareWithReference;
 
 describeWithCore('forward on the reference fixtures', () => {
   test.each(['tiny-fanin', 'small-fanin'])('%s matches the reference, packed and each alone', async (name) => {

@@ -5,15 +5,16 @@
 // run in child processes with and without that flag (the package built: dist/); the CLI turns the
 // flag on itself.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chooseSimd, kRelaxedSimdProbe, moduleRunningTernarySimdOp, relaxedSibling, relaxedSimdSupported } from '../../../web/src/core/simd.js';
 import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
-import type { ForwardRequest, ForwardResult } from '../../../web/src/request.js';
+import type { ForwardResult } from '../../../web/src/request.js';
 import { FakeCore } from '../helpers/fake-core.js';
-import { kFixturesDir, kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
+import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
+import { compareWithReference, referenceFixture, referenceSetDir } from '../helpers/reference-fixtures.js';
 import { describeWithCore, kCoreJs, kWasm, missingBuild } from '../helpers/real-core.js';
 
 const kFlag = '--experimental-wasm-relaxed-simd';
@@ -77,7 +78,6 @@ describe('choosing the module', () => {
   });
 });
 
-interface Fixture extends ForwardRequest, ForwardResult {}
 interface ChildResult { simd: string; threads: number; warnings: string[]; forward?: string }
 // The warnings about the module choice; the fixtures' checkpoints also warn of clamped temperatures
 // (laya-spec §5.1), which are not this test's subject.
@@ -87,27 +87,8 @@ const kRelaxedJs = relaxedSibling(kCoreJs);
 const kRelaxedMtJs = join(dirname(kCoreJs), 'laya-core-mt-relaxed.js');
 const kEntry = join(kRepoRoot, 'dist', 'index.node.js');
 const kCli = join(kRepoRoot, 'dist', 'cli.js');
-const setDir = (name: string): string => join(kFixturesDir, 'reference', name);
-const fixtureOf = (name: string): Fixture => JSON.parse(readFileSync(join(setDir(name), 'fixture.json'), 'utf8')) as Fixture;
-
-function worstError(actual: ForwardResult, expected: Fixture): { worst: number; argmaxMoved: number } {
-  let worst = 0;
-  let argmaxMoved = 0;
-  const check = (a: number[] | undefined, e: number[]): void => {
-    expect(a).toHaveLength(e.length);
-    e.forEach((x, i) => { worst = Math.max(worst, Math.abs((a?.[i] ?? NaN) - x) / Math.max(1, Math.abs(x))); });
-  };
-  const argmax = (v: number[]): number => v.indexOf(Math.max(...v));
-  expected.expected.forEach((e, i) => {
-    check(actual.expected[i]?.logits, e.logits);
-    check(actual.expected[i]?.act, e.act);
-    if (argmax(actual.expected[i]?.logits ?? []) !== argmax(e.logits)) argmaxMoved++;
-  });
-  expected.embed_expected.forEach((e, i) => check(actual.embed_expected[i]?.pooled, e.pooled));
-  expect(actual.expected).toHaveLength(expected.expected.length);
-  expect(actual.embed_expected).toHaveLength(expected.embed_expected.length);
-  return { worst: Number.isNaN(worst) ? Infinity : worst, argmaxMoved };
-}
+const setDir = referenceSetDir;
+const fixtureOf = referenceFixture;
 
 describeWithCore('the relaxed-SIMD modules in Node', () => {
   let dir: string;
@@ -145,15 +126,17 @@ describeWithCore('the relaxed-SIMD modules in Node', () => {
   test.each(['tiny-fanin', 'small-fanin'])('with relaxed SIMD, auto runs the relaxed module and %s matches the reference', (name) => {
     const got = child([kFlag], { threads: 1 }, name);
     expect(got).toMatchObject({ simd: 'relaxed', threads: 1, warnings: [] });
-    const result = worstError(JSON.parse(got.forward as string) as ForwardResult, fixtureOf(name));
-    expect(result.argmaxMoved).toBe(0);
+    const fixture = fixtureOf(name);
+    const result = compareWithReference(JSON.parse(got.forward as string) as ForwardResult, fixture);
+    expect(result.counts).toEqual([fixture.expected.length, fixture.embed_expected.length]);
+    expect(result.argmaxMoved).toEqual([]);
     expect(result.worst).toBeLessThan(1e-4);
   });
 
   test('the relaxed threaded module gives the same bits on 1, 2 and 3 threads', () => {
     const runs = [1, 2, 3].map((threads) => child([kFlag], { threads, simd: 'relaxed' }, 'small-fanin'));
     runs.forEach((r, i) => expect(r).toMatchObject({ simd: 'relaxed', threads: i + 1, warnings: [] }));
-    expect(worstError(JSON.parse(runs[0]?.forward as string) as ForwardResult, fixtureOf('small-fanin')).worst).toBeLessThan(1e-4);
+    expect(compareWithReference(JSON.parse(runs[0]?.forward as string) as ForwardResult, fixtureOf('small-fanin')).worst).toBeLessThan(1e-4);
     expect(runs[1]?.forward).toBe(runs[0]?.forward);
     expect(runs[2]?.forward).toBe(runs[0]?.forward);
   });

@@ -19,8 +19,12 @@ export class UsageError extends LayaError {
   }
 }
 
+/**
+ * The command, then `--name value` pairs, and `--name` alone for the names in `switches` (their
+ * value is "true").
+ */
 export function parseArgs(argv: readonly string[], commands: Readonly<Record<string, CommandSpec>>,
-                          globalFlags: readonly string[]): ParsedArgs {
+                          globalFlags: readonly string[], switches: readonly string[] = []): ParsedArgs {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given');
   const spec = commands[command];
@@ -31,12 +35,17 @@ export function parseArgs(argv: readonly string[], commands: Readonly<Record<str
     const flag = rest[i] ?? '';
     if (!flag.startsWith('--')) throw new UsageError(`${command}: unexpected argument "${flag}"`);
     const name = flag.slice(2);
+    if (flags.has(name)) throw new UsageError(`${command}: ${flag} given twice`);
+    if (switches.includes(name)) {
+      flags.set(name, 'true');
+      i -= 1; // a switch takes no value
+      continue;
+    }
     if (!allowed.has(name)) throw new UsageError(`${command}: unknown option ${flag}`);
     const value = rest[i + 1];
     if (value === undefined || (value.startsWith('--') && value.length > 2)) {
       throw new UsageError(`${command}: ${flag} needs a value`);
     }
-    if (flags.has(name)) throw new UsageError(`${command}: ${flag} given twice`);
     flags.set(name, value);
   }
   for (const name of spec.required) {

@@ -8,7 +8,11 @@ import type { LayaModel, LayaPipeline } from '../model.js';
 import { nodeRuntime } from '../node/node-runtime.js';
 import type { LoadOptions } from '../options.js';
 import type { ResponseShape } from '../request.js';
+import { cacheRoot } from '../node/file-cache.js';
+import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { parseArgs, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
+import { isRemote, modelSource, type Environment } from './model-source.js';
+import { progressPrinter, type ProgressPrinter } from './progress-line.js';
 import { runParity } from './parity.js';
 import { runQuantize } from './quantize.js';
 
@@ -37,6 +41,14 @@ Options for every command:
                           the module build: relaxed SIMD (fused multiply-add) or plain SIMD; auto
                           (default) runs relaxed where Node compiles it (on Node 20 the command turns
                           on V8's --experimental-wasm-relaxed-simd itself, unless --simd plain)
+  --weights stored|q8     q8: quantize an F32 / F16 / BF16 checkpoint to 8 bits while it loads (half
+                          the memory; docs/q8-format.md); stored (default): keep the file's format
+  --offline               use only the download cache: a file not in it is an error
+
+--model <dir> is a checkpoint directory; every command but quantize also takes an http(s) URL of a
+folder serving the checkpoint's files, or hf:owner/name[@revision] on the Hugging Face Hub (its
+address from HF_ENDPOINT, default https://huggingface.co). Those are downloaded once into
+$XDG_CACHE_HOME/laya-wasm (default ~/.cache/laya-wasm), with progress on stderr.
 `;
 
 const kCommands: Record<string, CommandSpec> = {
@@ -57,6 +69,10 @@ export interface CliIo {
    * (cli.ts: V8's flag on Node 20). Absent: the process is left as it is.
    */
   enableRelaxedSimd?: () => void;
+  /** HF_ENDPOINT and XDG_CACHE_HOME are read here (cli.ts: process.env). Absent: neither is set. */
+  env?: Environment;
+  /** Whether stderr is a terminal: the download progress is then one line redrawn in place. */
+  stderrIsTerminal?: boolean;
 }
 
 /** Runs one command; returns the exit status. */
@@ -66,7 +82,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return argv.length === 0 ? 2 : 0;
   }
   try {
-    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd']);
+    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights'], ['offline']);
     return await runCommand(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -81,8 +97,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const flag = (name: string): string | undefined => args.flags.get(name);
-  const model = flag('model') as string;
-  const options: LoadOptions = { onWarning: (w) => io.stderr(`laya-wasm: warning: ${w}\n`), ...io.loadOptions };
+  const model = modelSource(flag('model') as string, io.env ?? {});
+  // A fetched model shows its progress on stderr; warnings then go below the progress line.
+  const progress = isRemote(model) ? progressPrinter(io.stderr, io.stderrIsTerminal ?? false) : undefined;
+  const warn = progress?.write ?? io.stderr;
+  const options: LoadOptions = { onWarning: (w) => warn(`laya-wasm: warning: ${w}\n`),
+                                 ...remoteOptions(model, flag('offline') !== undefined, io.env ?? {}, progress), ...io.loadOptions };
   const wasm = flag('wasm');
   if (wasm !== undefined) options.wasm = { ...options.wasm, moduleUrl: wasm };
   const threads = flag('threads');
@@ -95,6 +115,11 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     options.simd = simd;
   }
   if (options.simd !== 'plain') io.enableRelaxedSimd?.();
+  const weights = flag('weights');
+  if (weights !== undefined) {
+    if (weights !== 'stored' && weights !== 'q8') throw new UsageError(`--weights must be "stored" or "q8", got "${weights}"`);
+    options.weights = weights;
+  }
 
   switch (args.command) {
     case 'forward': {
@@ -149,8 +174,9 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return summary.failed === 0 ? 0 : 1;
     }
     case 'quantize': {
+      if (!('directory' in model)) throw new UsageError('quantize: --model must be a checkpoint directory');
       const out = flag('out') as string;
-      const done = await runQuantize(model, out, options.wasm ?? {}, (line) => io.stderr(`laya-wasm: ${line}\n`));
+      const done = await runQuantize(model.directory, out, options.wasm ?? {}, (line) => io.stderr(`laya-wasm: ${line}\n`));
       io.stdout(`wrote ${out}/model.safetensors: ${done.outBytes} bytes, ${(done.outBytes / done.parameters).toFixed(4)} ` +
                 `bytes per parameter (the source: ${done.sourceBytes} bytes)\n`);
       return 0;
@@ -160,8 +186,23 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
 }
 
-async function withModel<T>(directory: string, options: LoadOptions, use: (m: LayaModel) => Promise<T>): Promise<T> {
-  const model = await loadModelWith(nodeRuntime, { directory }, options);
+/**
+ * For a fetched model: the user's download cache, the progress printer, and with --offline a fetch
+ * that refuses, so that only what the cache holds can load.
+ */
+function remoteOptions(source: CheckpointSource, offline: boolean, env: Environment, progress: ProgressPrinter | undefined): LoadOptions {
+  if (!isRemote(source)) return {};
+  const cache = cacheRoot(true, env);
+  const options: LoadOptions = { cache, ...(progress ? { onProgress: progress.onProgress } : {}) };
+  if (offline) {
+    options.fetch = (url) => Promise.reject(new LayaError('network', `--offline: ${url} is not in the download cache ${cache}`));
+    options.retries = 0;
+  }
+  return options;
+}
+
+async function withModel<T>(source: CheckpointSource, options: LoadOptions, use: (m: LayaModel) => Promise<T>): Promise<T> {
+  const model = await loadModelWith(nodeRuntime, source, options);
   try {
     return await use(model);
   } finally {
@@ -169,8 +210,8 @@ async function withModel<T>(directory: string, options: LoadOptions, use: (m: La
   }
 }
 
-async function withPipeline<T>(directory: string, options: LoadOptions, use: (p: LayaPipeline) => Promise<T>): Promise<T> {
-  const pipeline = await loadPipelineWith(nodeRuntime, { directory }, options);
+async function withPipeline<T>(source: CheckpointSource, options: LoadOptions, use: (p: LayaPipeline) => Promise<T>): Promise<T> {
+  const pipeline = await loadPipelineWith(nodeRuntime, source, options);
   try {
     return await use(pipeline);
   } finally {

@@ -12,10 +12,13 @@ import type { HttpLocation } from '../sources/http-location.js';
 import { StreamByteReader } from '../stream/stream-byte-reader.js';
 import { DirectoryLocation } from './directory-location.js';
 
-/** The cache root for options.cache: a given path, or the user cache dir for `true`. */
-export function cacheRoot(option: true | string): string {
+/**
+ * The cache root for options.cache: a given path, or for `true` the user's cache folder,
+ * $XDG_CACHE_HOME/laya-wasm or ~/.cache/laya-wasm.
+ */
+export function cacheRoot(option: true | string, env: Readonly<Record<string, string | undefined>> = process.env): string {
   if (typeof option === 'string') return option;
-  const base = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
+  const base = env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
   return join(base, 'laya-wasm');
 }
 
