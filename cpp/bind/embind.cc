@@ -167,6 +167,14 @@ class LayaSession {
   // back as the same f32 (the CLI prints this).
   std::string embedded_json() const { return wire::embeddings(embedded_, embedded_dim_); }
 
+  // The last forward's outputs end to end (see wire::flatten_forward_outputs): a view of wasm
+  // memory, stale after the next call.
+  emscripten::val forwarded() const {
+    return emscripten::val(emscripten::typed_memory_view(forwarded_.size(), forwarded_.data()));
+  }
+  // The last forward's outputs in the fixture format, each float the shortest text that reads back.
+  std::string forwarded_json() const { return forwarded_json_; }
+
   // predict_shortlist (laya-spec §5.8); options {"k", "maxLength", "shape"}.
   std::string predict_shortlist(std::string state, bool state_is_json, std::string questions_json,
                                 std::string options_json) {
@@ -223,7 +231,14 @@ class LayaSession {
       }
       return out;
     };
-    return json_or_error(run(), [](const Outputs& o) { return wire::forward_outputs(o.decisions, o.embeddings); });
+    // Kept for forwarded() / forwardedJson(), as embed keeps its rows: numbers never cross as text
+    // unless text is asked for.
+    return json_or_error(run(), [this](const Outputs& o) {
+      forwarded_json_ = wire::forward_outputs(o.decisions, o.embeddings);
+      wire::FlatForwardOutputs flat = wire::flatten_forward_outputs(o.decisions, o.embeddings);
+      forwarded_ = std::move(flat.floats);
+      return flat.lengths;
+    });
   }
 
   std::string plan_weights_as(const std::string& header_bytes, double file_size, WeightsMode mode) {
@@ -246,6 +261,8 @@ class LayaSession {
   Session session_;
   std::vector<float> embedded_;  // the last embed's rows, end to end
   size_t embedded_dim_ = 0;
+  std::vector<float> forwarded_;  // the last forward's outputs, end to end
+  std::string forwarded_json_;    // the same in the fixture format
 };
 
 // The converter's half of `laya-wasm quantize` (docs/q8-format.md): the q8 file's plan from the
@@ -359,6 +376,8 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("embed", &LayaSession::embed)
       .function("embedded", &LayaSession::embedded)
       .function("embeddedJson", &LayaSession::embedded_json)
+      .function("forwarded", &LayaSession::forwarded)
+      .function("forwardedJson", &LayaSession::forwarded_json)
       .function("predictShortlist", &LayaSession::predict_shortlist)
       .function("configSummary", &LayaSession::config_summary)
       .function("weightsWritten", &LayaSession::weights_written)

@@ -112,6 +112,27 @@ std::string forward_outputs(const std::vector<DecisionOutput>& decisions,
   return out;
 }
 
+FlatForwardOutputs flatten_forward_outputs(const std::vector<DecisionOutput>& decisions,
+                                           const std::vector<std::vector<float>>& embeddings) {
+  FlatForwardOutputs out;
+  std::string logits = "[";
+  std::string act = "[";
+  std::string pooled = "[";
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    const DecisionOutput& d = decisions[i];
+    out.floats.insert(out.floats.end(), d.logits.begin(), d.logits.end());
+    out.floats.insert(out.floats.end(), d.act.begin(), d.act.end());
+    logits += (i > 0 ? ", " : "") + std::to_string(d.logits.size());
+    act += (i > 0 ? ", " : "") + std::to_string(d.act.size());
+  }
+  for (size_t i = 0; i < embeddings.size(); ++i) {
+    out.floats.insert(out.floats.end(), embeddings[i].begin(), embeddings[i].end());
+    pooled += (i > 0 ? ", " : "") + std::to_string(embeddings[i].size());
+  }
+  out.lengths = "{\"logits\": " + logits + "], \"act\": " + act + "], \"pooled\": " + pooled + "]}";
+  return out;
+}
+
 std::string prepared_request(const decide::PreparedRequest& request) {
   std::string out = "{\"questions\": [";
   for (size_t i = 0; i < request.rows.size(); ++i) {

@@ -29,6 +29,16 @@ Result<ForwardInputs> forward_inputs(const json::Value& document);
 std::string forward_outputs(const std::vector<DecisionOutput>& decisions,
                             const std::vector<std::vector<float>>& embeddings);
 
+// The same outputs for a typed array: every float end to end (each decision's logits then its act,
+// in order, then each embedding), and the lengths that cut it back,
+// {"logits": [n per decision], "act": [n per decision], "pooled": [n per embedding]}.
+struct FlatForwardOutputs {
+  std::vector<float> floats;
+  std::string lengths;
+};
+FlatForwardOutputs flatten_forward_outputs(const std::vector<DecisionOutput>& decisions,
+                                           const std::vector<std::vector<float>>& embeddings);
+
 // {"questions": [{"qid", "ids", "markers", "qtype"}...], "input_tokens": n}
 std::string prepared_request(const decide::PreparedRequest& request);
 

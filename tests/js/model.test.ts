@@ -85,9 +85,25 @@ describe('results', () => {
   });
 
   test('forward can run every sequence alone', async () => {
-    const model = await loadFake();
+    const fake = new FakeCore();
+    const model = await loadFake(fake);
     const result = await model.forward({ inputs: [{ ids: [1, 5], markers: [1], qtype: 0 }] }, { eachAlone: true });
-    expect(result).toMatchObject({ alone: true, expected: [{ logits: [5] }] });
+    expect(result).toEqual({ expected: [{ logits: [5], act: [2, 0.5] }], embed_expected: [] });
+    expect(fake.session.calls.filter((c) => c.startsWith('forward'))).toEqual(['forwardEachAlone', 'forwarded']);
+    model.dispose();
+  });
+
+  test('forward reads its numbers from the float array the engine keeps, and forwardJson its text', async () => {
+    const fake = new FakeCore();
+    const model = await loadFake(fake);
+    const request = { inputs: [{ ids: [1, 5, 7], markers: [1, 2], qtype: 0 }, { ids: [9], markers: [0], qtype: 1 }], embed_inputs: [{ ids: [1, 2] }] };
+    const result = await model.forward(request);
+    expect(result).toEqual({ expected: [{ logits: [5, 7], act: [3, 0.5] }, { logits: [9], act: [1, 0.5] }], embed_expected: [{ pooled: [2] }] });
+    // Copies: overwriting the module's memory where the engine kept the outputs changes nothing.
+    fake.session.forwarded().fill(-1);
+    expect(result.expected[0]?.logits).toEqual([5, 7]);
+    expect(await model.forwardJson(request)).toBe(JSON.stringify(result));
+    expect(fake.session.calls.filter((c) => c.startsWith('forward'))).toEqual(['forward', 'forwarded', 'forwarded', 'forward', 'forwardedJson']);
     model.dispose();
   });
 

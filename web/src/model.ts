@@ -28,6 +28,13 @@ export interface EmbedOptions {
   maxLength?: number;
 }
 
+/** How a forward's outputs cut the one float array they cross in. */
+interface ForwardLengths {
+  logits: number[];
+  act: number[];
+  pooled: number[];
+}
+
 export interface ForwardOptions {
   /** Run every sequence alone instead of packed in one batch (same numbers up to rounding). */
   eachAlone?: boolean;
@@ -173,14 +180,34 @@ export class LayaModel extends LayaPipeline {
    * sequences packed into one batch, or with `eachAlone` each run by itself.
    */
   async forward(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<ForwardResult> {
-    return JSON.parse(await this.forwardJson(inputs, options)) as ForwardResult;
+    const what = 'forward';
+    const lengths = this.runForward(inputs, options, what);
+    // The outputs come as one Float32Array (a view of wasm memory, read at once), each value the
+    // engine's f32 exactly; the lengths say where each list ends.
+    const floats = this.session(what).forwarded();
+    const total = [...lengths.logits, ...lengths.act, ...lengths.pooled].reduce((a, b) => a + b, 0);
+    if (!ArrayBuffer.isView(floats) || floats.length !== total || lengths.logits.length !== lengths.act.length) {
+      throw new LayaError('internal', `${what}: the wasm module returned ${floats?.length ?? 'no'} floats for ${total}`);
+    }
+    let at = 0;
+    const take = (n: number): number[] => Array.from(floats.subarray(at, (at += n)));
+    const expected = lengths.logits.map((n, i) => ({ logits: take(n), act: take(lengths.act[i] as number) }));
+    const embedExpected = lengths.pooled.map((n) => ({ pooled: take(n) }));
+    return { expected, embed_expected: embedExpected };
   }
 
+  /** forward() as text in the fixture format, each float the shortest text that reads back as the same f32. */
   async forwardJson(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<string> {
     const what = 'forward';
+    this.runForward(inputs, options, what);
+    return checkSessionResult(this.session(what).forwardedJson(), what);
+  }
+
+  /** Runs a forward pass; the session keeps its outputs for forwarded() / forwardedJson(). */
+  private runForward(inputs: ForwardRequest | JsonText, options: ForwardOptions, what: string): ForwardLengths {
     const session = this.session(what);
     const text = toJsonText(inputs, `${what}: inputs`);
-    return checkSessionResult(options.eachAlone ? session.forwardEachAlone(text) : session.forward(text), what);
+    return parseSessionJson<ForwardLengths>(options.eachAlone ? session.forwardEachAlone(text) : session.forward(text), what);
   }
 
   /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */

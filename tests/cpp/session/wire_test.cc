@@ -74,3 +74,17 @@ TEST_CASE("the config summary is what the engine parsed, with its defaults") {
         R"("modelType": "modernbert", "hiddenSize": 64, "encoderLayers": 4, "attentionHeads": 1, "intermediateSize": 96, )"
         R"("vocabSize": 512, "headLayers": 2, "maxLen": 512, "headMaxLen": 192, "actOutputs": 2})");
 }
+
+TEST_CASE("forward outputs flatten to one float array, decisions (logits then act) then embeddings, with the lengths that cut it") {
+  const std::vector<laya::DecisionOutput> decisions = {{{1.5f, -2.0f}, {0.25f}}, {{3.0f}, {4.0f, 5.0f, 6.0f}}};
+  const std::vector<std::vector<float>> embeddings = {{7.0f, 8.0f}, {}};
+  const laya::wire::FlatForwardOutputs flat = laya::wire::flatten_forward_outputs(decisions, embeddings);
+  CHECK(flat.floats == std::vector<float>{1.5f, -2.0f, 0.25f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f});
+  CHECK(flat.lengths == R"({"logits": [2, 1], "act": [1, 3], "pooled": [2, 0]})");
+}
+
+TEST_CASE("no outputs flatten to nothing, with empty length lists") {
+  const laya::wire::FlatForwardOutputs flat = laya::wire::flatten_forward_outputs({}, {});
+  CHECK(flat.floats.empty());
+  CHECK(flat.lengths == R"({"logits": [], "act": [], "pooled": []})");
+}

@@ -100,6 +100,8 @@ export class FakeSession implements LayaSessionHandle {
   readonly calls: string[] = [];
   /** Where the last embed's rows were written, and the rows. */
   private lastEmbedded: { pointer: number; rows: number[][] } = { pointer: 0, rows: [] };
+  /** Where the last forward's outputs were written, and their fixture-format text. */
+  private lastForward: { pointer: number; length: number; json: string } = { pointer: 0, length: 0, json: '' };
 
   constructor(private readonly owner: FakeCore, private readonly module: FakeModule) {}
 
@@ -164,15 +166,42 @@ export class FakeSession implements LayaSessionHandle {
 
   forward(inputsJson: string): string {
     this.alive('forward');
-    const request = JSON.parse(inputsJson) as { inputs: Array<{ ids: number[]; markers: number[] }>; embed_inputs?: Array<{ ids: number[] }> };
-    return JSON.stringify({
-      expected: request.inputs.map((input) => ({ logits: input.markers.map((m) => input.ids[m] ?? 0), act: [input.ids.length, 0.5] })),
-      embed_expected: (request.embed_inputs ?? []).map((input) => ({ pooled: [input.ids.length] })),
-    });
+    return this.runForward(inputsJson);
   }
 
   forwardEachAlone(inputsJson: string): string {
-    return this.forward(inputsJson).replace('{', '{"alone": true, ');
+    this.alive('forwardEachAlone');
+    return this.runForward(inputsJson);
+  }
+
+  /** Logits are the marked ids, act [length, 0.5], pooled [length]; kept in module memory like the engine's. */
+  private runForward(inputsJson: string): string {
+    const request = JSON.parse(inputsJson) as { inputs: Array<{ ids: number[]; markers: number[] }>; embed_inputs?: Array<{ ids: number[] }> };
+    const expected = request.inputs.map((input) => ({ logits: input.markers.map((m) => input.ids[m] ?? 0), act: [input.ids.length, 0.5] }));
+    const embedExpected = (request.embed_inputs ?? []).map((input) => ({ pooled: [input.ids.length] }));
+    this.lastForward = { json: JSON.stringify({ expected, embed_expected: embedExpected }),
+      ...this.writeFloats([...expected.flatMap((e) => [...e.logits, ...e.act]), ...embedExpected.flatMap((e) => e.pooled)]) };
+    return JSON.stringify({ logits: expected.map((e) => e.logits.length), act: expected.map((e) => e.act.length),
+      pooled: embedExpected.map((e) => e.pooled.length) });
+  }
+
+  forwarded(): Float32Array {
+    this.alive('forwarded');
+    return new Float32Array(this.module.memory.buffer, this.lastForward.pointer, this.lastForward.length);
+  }
+
+  forwardedJson(): string {
+    this.alive('forwardedJson');
+    return this.lastForward.json;
+  }
+
+  /** Writes floats into module memory past everything written so far, as the engine keeps its outputs. */
+  private writeFloats(floats: number[]): { pointer: number; length: number } {
+    const pointer = Math.ceil(this.module.top / 64) * 64;
+    this.module.grow(pointer + floats.length * 4);
+    this.module.top = pointer + floats.length * 4;
+    new Float32Array(this.module.memory.buffer, pointer, floats.length).set(floats);
+    return { pointer, length: floats.length };
   }
 
   warnings(): string {
@@ -202,12 +231,7 @@ export class FakeSession implements LayaSessionHandle {
       ?? texts.map((t) => [t.length + 0.25, (t.charCodeAt(0) || 0) / 7, maxLength]);
     // Kept in module memory like the engine's, so embedded() is a view that a later call can overwrite.
     const dim = rows[0]?.length ?? 0;
-    const pointer = Math.ceil(this.module.top / 64) * 64;
-    this.module.grow(pointer + rows.length * dim * 4);
-    this.module.top = pointer + rows.length * dim * 4;
-    const view = new Float32Array(this.module.memory.buffer, pointer, rows.length * dim);
-    rows.forEach((row, i) => view.set(row, i * dim));
-    this.lastEmbedded = { pointer, rows };
+    this.lastEmbedded = { pointer: this.writeFloats(rows.flat()).pointer, rows };
     return JSON.stringify({ rows: rows.length, dim });
   }
 

@@ -30,6 +30,20 @@ describeWithCore('forward on the reference fixtures', () => {
     model.dispose();
   });
 
+  test('forward() carries the engine\'s f32 values, and forwardJson() the text that reads back as each of them', async () => {
+    const fixture = fixtureOf('tiny-fanin');
+    const model = await loadModelWith(nodeRuntime, { directory: join(setDir('tiny-fanin'), 'checkpoint') }, quiet);
+    const request = { inputs: fixture.inputs, embed_inputs: fixture.embed_inputs };
+    const numbers = await model.forward(request);
+    const fromText = JSON.parse(await model.forwardJson(request)) as ForwardResult;
+    model.dispose();
+    const flat = (r: ForwardResult): number[] => [...r.expected.flatMap((e) => [...e.logits, ...e.act]), ...r.embed_expected.flatMap((e) => e.pooled)];
+    const values = flat(numbers);
+    expect(values.length).toBeGreaterThan(1000);
+    expect(values.every((x) => Math.fround(x) === x)).toBe(true);  // f32 values, not decimal re-readings
+    expect(flat(fromText).map((x) => Math.fround(x))).toEqual(values);
+  });
+
   test('1, 2 and 3 threads give the same bits, on the threaded module, within the reference tolerance', async () => {
     const fixture = fixtureOf('small-fanin');
     const request = { inputs: fixture.inputs, embed_inputs: fixture.embed_inputs };

@@ -65,10 +65,18 @@ export interface LayaSessionHandle {
   weightsStaged?(bytes: number): string;
   /** After every data byte is written: binds the model. "" on success. */
   finishWeights(): string;
-  /** Raw forward in the fixture format, the sequences packed into one batch. */
+  /**
+   * A raw forward pass (fixture-format inputs), the sequences packed into one batch:
+   * '{"logits": [n per decision], "act": [n per decision], "pooled": [n per embedding]}'; the
+   * session keeps the outputs for forwarded() / forwardedJson() until the next forward.
+   */
   forward(inputsJson: string): string;
-  /** The same, every sequence run alone (the fixtures' expected values are each run alone). */
+  /** forward() with each sequence run alone. */
   forwardEachAlone(inputsJson: string): string;
+  /** The last forward's outputs end to end (each decision's logits then act, then each embedding): a view of wasm memory, stale after the next call. */
+  forwarded(): Float32Array;
+  /** The last forward's outputs in the fixture format '{"expected": [{logits, act}], "embed_expected": [{pooled}]}'. */
+  forwardedJson(): string;
   /** Typed decisions: upstream's answer JSON text. */
   predict(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
   /** The rows a request becomes (configure() only): '{"questions":[{qid,ids,markers,qtype}]}'. */
