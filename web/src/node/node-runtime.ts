@@ -43,7 +43,7 @@ export const nodeRuntime: Runtime = {
     if (threads > 1) {
       threadedPath = wasm.threadedModuleUrl !== undefined
         ? toPath(wasm.threadedModuleUrl) : resolve(dirname(singlePath), kThreadedModuleFile);
-      singleThreaded = threadedModuleBlocker(wasm, 'SharedArrayBuffer is not available')
+      singleThreaded = threadedModuleBlocker(wasm, 'SharedArrayBuffer is not available') ?? denoBlocker()
         ?? (existsSync(threadedPath) ? undefined : `the threaded module ${threadedPath} is missing`);
       if (singleThreaded === undefined) modulePath = threadedPath;
     }
@@ -122,4 +122,13 @@ function factoryOf(exported: unknown, path: string): LayaCoreFactory {
   const factory = candidates.find((c) => typeof c === 'function');
   if (factory === undefined) throw new LayaError('internal', `${path} does not export the createLayaCore factory`);
   return factory as LayaCoreFactory;
+}
+
+/**
+ * Deno runs the package through its Node compatibility, but the pthreads module's worker script
+ * (Emscripten 3.1.6) assigns self.location, which Deno's workers refuse: there the single-threaded
+ * module runs.
+ */
+function denoBlocker(): string | undefined {
+  return 'Deno' in globalThis ? "Deno's workers cannot run the threaded module's worker script (it assigns self.location)" : undefined;
 }
