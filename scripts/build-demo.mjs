@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Builds the demo page into build/demo/: type-checks web/demo, bundles the page (ESM), the engine
-// worker (a classic script: the package loads laya-core.js into it with importScripts) and the
-// service worker with esbuild from the package's browser entry, copies the HTML and CSS, and
-// refuses any bundle that pulls in a Node module ("node:" import).
+// Builds the demo page into build/demo/: type-checks web/demo, bundles the page (ESM), the package's
+// own worker (web/src/worker/laya-worker.ts, ESM: the page's load({ worker: true }) starts it from
+// `new URL('./laya-worker.js', import.meta.url)`, so it sits beside app.js) and the service worker
+// with esbuild from the package's browser entry, copies the HTML and CSS, and refuses any bundle
+// that pulls in a Node module ("node:" import).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,16 +22,21 @@ execFileSync(process.execPath, [join(kRepoRoot, 'node_modules', 'typescript', 'b
 mkdirSync(out, { recursive: true });
 const staging = mkdtempSync(`${out}.staging-`);
 try {
-  const bundles = [['main.ts', 'app.js', 'esm'], ['worker.ts', 'worker.js', 'iife'], ['sw.ts', 'sw.js', 'iife']];
+  const kWorker = join(kRepoRoot, 'web', 'src', 'worker', 'laya-worker.ts');
+  const bundles = [[join(kDemo, 'main.ts'), 'app.js', 'esm'], [kWorker, 'laya-worker.js', 'esm'], [join(kDemo, 'sw.ts'), 'sw.js', 'iife']];
   for (const [entry, file, format] of bundles) {
     const result = await esbuild.build({
-      entryPoints: [join(kDemo, entry)], outfile: join(staging, file), bundle: true, format, platform: 'browser',
+      entryPoints: [entry], outfile: join(staging, file), bundle: true, format, platform: 'browser',
       target: 'es2022', sourcemap: true, metafile: true, logLevel: 'warning', conditions: ['browser'],
-      // The worker passes wasm.moduleUrl, so the package's import.meta.url default is never read there.
+      // sw.js is a classic script (iife), where import.meta is empty; it reads none.
       logOverride: { 'empty-import-meta': 'silent' },
+      // The package's default ES-module glue (web/src/browser/esm-module.ts imports ../wasm/*.mjs,
+      // which exist only in dist/) stays out of the bundles: the demo passes wasm.moduleUrl, so
+      // that import never runs.
+      external: ['../wasm/*'],
     });
     const nodeImports = Object.values(result.metafile.inputs).flatMap((input) => input.imports)
-      .filter((i) => i.path.startsWith('node:') || i.external);
+      .filter((i) => i.path.startsWith('node:') || (i.external && !i.path.startsWith('../wasm/')));
     const text = readFileSync(join(staging, file), 'utf8');
     if (nodeImports.length > 0 || /\bfrom\s*["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(text)) {
       throw new Error(`build-demo: ${file} imports Node modules: ${nodeImports.map((i) => i.path).join(', ') || 'node: in the output'}`);

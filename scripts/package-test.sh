@@ -60,7 +60,7 @@ npx --no-install laya-wasm forward --model "$checkpoint" --inputs inputs.json --
 node "$consumer/compare-forward.mjs" out.json "$checkpoint/../fixture.json"
 
 echo "== browser: a page bundled with esbuild from the installed package"
-mkdir -p site/js site/wasm
+mkdir -p site/js
 cp "$consumer/page.mjs" "$consumer/index.html" .
 cp index.html site/
 "$repo/node_modules/.bin/esbuild" page.mjs --bundle --format=esm --platform=browser --target=es2022 \
@@ -68,7 +68,9 @@ cp index.html site/
 if grep -q '"node:\|from "node:\|require("node:' site/js/app.js; then
   echo "package-test: the browser bundle imports Node modules" >&2; exit 1
 fi
-cp node_modules/laya-wasm/dist/wasm/laya-core.js node_modules/laya-wasm/dist/wasm/laya-core.wasm site/wasm/
+# esbuild bundles the ES-module glue but, unlike Vite and webpack (tests/js/bundlers/), does not
+# emit the files it finds with new URL(..., import.meta.url): they go beside the bundle by hand.
+cp node_modules/laya-wasm/dist/wasm/*.wasm node_modules/laya-wasm/dist/wasm/*.mjs site/js/
 node "$repo/scripts/serve-demo.mjs" --port 0 --mount "/app/=$work/project/site" --mount "/ckpt/=$checkpoint" \
   --mount "/fixture/=$checkpoint/.." > server.log &
 server_pid=$!

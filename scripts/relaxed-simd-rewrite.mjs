@@ -12,7 +12,7 @@
 // or an opcode the decoder does not know fails, and the .wasm is deleted so that a stale
 // half-built module is never shipped or tested.
 //
-// Usage: node scripts/relaxed-simd-rewrite.mjs <file.wasm | file.js> [--no-wasm-dis]
+// Usage: node scripts/relaxed-simd-rewrite.mjs <file.wasm | file.js | file.mjs> [--no-wasm-dis]
 //   (a .js file names the .wasm beside it, as Emscripten writes them). Prints one line.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -201,10 +201,10 @@ if (isMain) {
   const useWasmDis = !args.includes('--no-wasm-dis');
   const target = args.find((a) => !a.startsWith('--'));
   if (!target) {
-    console.error('usage: relaxed-simd-rewrite.mjs <file.wasm | file.js> [--no-wasm-dis]');
+    console.error('usage: relaxed-simd-rewrite.mjs <file.wasm | file.js | file.mjs> [--no-wasm-dis]');
     process.exit(2);
   }
-  const file = target.endsWith('.js') ? target.replace(/\.js$/, '.wasm') : target;
+  const file = /\.m?js$/.test(target) ? target.replace(/\.m?js$/, '.wasm') : target;
   if (!existsSync(file)) {
     console.error(`relaxed-simd-rewrite: ${file} does not exist`);
     process.exit(1);

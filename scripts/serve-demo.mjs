@@ -12,6 +12,7 @@ const kRepoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const kTypes = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
   '.json': 'application/json', '.wasm': 'application/wasm', '.map': 'application/json', '.png': 'image/png',
 };
 

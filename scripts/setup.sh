@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 
 # libsimde-dev: SIMDe's wasm_simd128.h on SSE / NEON, so native builds (tests, sanitizers, fuzzers)
 # compile and run the SIMD128 kernels too (CMake's LAYA_SIMDE).
-packages=(emscripten doctest-dev libsimde-dev cmake ninja-build clang lld libclang-rt-14-dev chromium)
+# libvulkan1: the Vulkan loader the `webgpu` package (Dawn) needs in Node; the tests point it at the
+# SwiftShader CPU driver Debian's Chromium ships (Mesa 22's lavapipe lacks features Dawn requires).
+packages=(emscripten doctest-dev libsimde-dev cmake ninja-build clang lld libclang-rt-14-dev chromium libvulkan1)
 # The benchmarks export their ONNX comparison model with Debian's PyTorch (tools/reference/).
 if [ "${1:-}" = "--bench" ]; then packages+=(python3-torch python3-onnx); fi
 missing=()

@@ -17,6 +17,7 @@
 #include "kernels/madd.h"
 #include "laya/q8_checkpoint.h"
 #include "session/session.h"
+#include "session/outside_wire.h"
 #include "session/wire.h"
 
 namespace laya {
@@ -62,8 +63,27 @@ std::string json_or_error(const Result<T>& result, Fn&& to_json) {
   return result.ok() ? to_json(result.value()) : wire::error(result.error());
 }
 
+Result<GraphKind> graph_kind(const std::string& graph) {
+  if (graph == "decision") return GraphKind::kDecision;
+  if (graph == "embedding") return GraphKind::kEmbedding;
+  return invalid_request("graph must be \"decision\" or \"embedding\", got \"" + graph + "\"");
+}
+
 class LayaSession {
  public:
+  LayaSession() { session_.set_stop_check([this] { return abort_requested(); }); }
+  LayaSession(const LayaSession&) = delete;  // the stop check holds `this`
+  LayaSession& operator=(const LayaSession&) = delete;
+
+  // The page's abort word for the calls that follow (web/src/worker/): a run stops before its next
+  // step once flags[index] (an Int32Array over a SharedArrayBuffer the page writes) equals `id`.
+  // null stops watching. Read with Atomics.load on this thread, so it works in either build.
+  void set_abort_watch(emscripten::val flags, int index, int id) {
+    abort_flags_ = flags;
+    abort_index_ = index;
+    abort_id_ = id;
+  }
+
   std::string configure(std::string rl_agent, std::string encoder, std::string tokenizer, std::string tokenizer_config) {
     return ok_or_error(session_.configure(rl_agent, encoder, tokenizer, tokenizer_config));
   }
@@ -100,6 +120,53 @@ class LayaSession {
     return ok_or_error(session_.weights_written(static_cast<uint64_t>(bytes)));
   }
   std::string finish_weights() { return ok_or_error(session_.finish_weights()); }
+
+  // The outside backend (session/outside_runs.h, web/src/webgpu/): instead of planWeights, the
+  // header alone plans the model, whose weights live on the GPU; the result is the GpuModel.
+  std::string plan_outside(std::string header_bytes, double file_size) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(uint64_t size, file_size_from(file_size));
+      LAYA_RETURN_IF_ERROR(session_.plan_outside(bytes_of(header_bytes), size));
+      return wire::outside_model(*session_.outside_plan(), session_.header(),
+                                 session_.outside()->decision_limits());
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+  // A graph ("decision" or "embedding") planned for the bucket of these row counts: a GpuProgram.
+  std::string outside_program(std::string graph, double tokens, double seqs, double markers) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(GraphKind kind, graph_kind(graph));
+      for (double n : {tokens, seqs, markers}) {
+        if (!(n >= 0) || n > 1e9 || std::floor(n) != n) return invalid_request("row counts must be integers in [0, 1e9]");
+      }
+      const RowCounts rows{static_cast<int64_t>(tokens), static_cast<int64_t>(seqs), static_cast<int64_t>(markers)};
+      LAYA_ASSIGN_OR_RETURN(BucketPlan plan, session_.plan_outside_bucket(kind, rows));
+      const ModelPlan& model = *session_.outside_plan();
+      return wire::bucket_program(kind == GraphKind::kDecision ? model.decision : model.embedding, graph.c_str(), plan);
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+  // Replay (session/outside_runs.h): a request starts, a run of it starts, what the run waits for.
+  std::string outside_begin_request() { return with_outside([](OutsideRuns& r) { r.begin_request(); }); }
+  std::string outside_begin_replay() { return with_outside([](OutsideRuns& r) { r.begin_replay(); }); }
+  std::string outside_pending() {
+    if (session_.outside() == nullptr) return wire::error(invalid_request("outsidePending: plan the weights for an outside backend first"));
+    return wire::pending_batches(session_.outside()->pending());
+  }
+  // A pending batch's outputs, a Float32Array as outside_runs.h orders them.
+  std::string outside_supply(std::string graph, double index, emscripten::val outputs) {
+    auto run = [&]() -> Status {
+      if (session_.outside() == nullptr) return invalid_request("outsideSupply: plan the weights for an outside backend first");
+      LAYA_ASSIGN_OR_RETURN(GraphKind kind, graph_kind(graph));
+      if (!(index >= 0) || std::floor(index) != index) return invalid_request("outsideSupply: index must be a whole number");
+      if (!outputs.instanceof(emscripten::val::global("Float32Array"))) {
+        return invalid_request("outsideSupply: outputs must be a Float32Array");
+      }
+      const std::vector<float> floats = emscripten::convertJSArrayToNumberVector<float>(outputs);
+      return session_.outside()->supply(kind, static_cast<size_t>(index), floats);
+    };
+    return ok_or_error(run());
+  }
 
   std::string forward(std::string inputs_json) { return run_forward(inputs_json, false); }
   std::string forward_each_alone(std::string inputs_json) { return run_forward(inputs_json, true); }
@@ -258,7 +325,21 @@ class LayaSession {
     });
   }
 
+  bool abort_requested() const {
+    if (abort_flags_.isNull() || abort_flags_.isUndefined()) return false;
+    return emscripten::val::global("Atomics").call<int>("load", abort_flags_, abort_index_) == abort_id_;
+  }
+
   Session session_;
+  template <class Fn>
+  std::string with_outside(Fn&& fn) {
+    if (session_.outside() == nullptr) return wire::error(invalid_request("plan the weights for an outside backend first"));
+    fn(*session_.outside());
+    return {};
+  }
+  emscripten::val abort_flags_ = emscripten::val::null();
+  int abort_index_ = 0;
+  int abort_id_ = 0;
   std::vector<float> embedded_;  // the last embed's rows, end to end
   size_t embedded_dim_ = 0;
   std::vector<float> forwarded_;  // the last forward's outputs, end to end
@@ -368,6 +449,12 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("headerBytesNeeded", &LayaSession::header_bytes_needed)
       .function("planWeights", &LayaSession::plan_weights)
       .function("finishWeights", &LayaSession::finish_weights)
+      .function("planOutside", &LayaSession::plan_outside)
+      .function("outsideProgram", &LayaSession::outside_program)
+      .function("outsideBeginRequest", &LayaSession::outside_begin_request)
+      .function("outsideBeginReplay", &LayaSession::outside_begin_replay)
+      .function("outsidePending", &LayaSession::outside_pending)
+      .function("outsideSupply", &LayaSession::outside_supply)
       .function("forward", &LayaSession::forward)
       .function("forwardEachAlone", &LayaSession::forward_each_alone)
       .function("predict", &LayaSession::predict)
@@ -386,7 +473,8 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("memoryReport", &LayaSession::memory_report)
       .function("setProfiling", &LayaSession::set_profiling)
       .function("profile", &LayaSession::profile)
-      .function("warnings", &LayaSession::warnings);
+      .function("warnings", &LayaSession::warnings)
+      .function("setAbortWatch", &LayaSession::set_abort_watch);
   emscripten::class_<laya::LayaQuantizer>("LayaQuantizer")
       .constructor<>()
       .function("plan", &laya::LayaQuantizer::plan)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <string>
 
 #include "graph/weights.h"
 #include "plan/bucket.h"
@@ -93,11 +94,19 @@ struct StepRunner {
   }
 };
 
+// The aborted error of a run stopped before step `index` of `count`.
+Error stopped_at(size_t index, size_t count) {
+  return aborted("forward: stopped on request before step " + std::to_string(index + 1) + " of " +
+                 std::to_string(count));
+}
+
 // The step loop with a clock read around each step, adding to `profile`.
-void run_profiled(const std::vector<Step>& steps, const StepRunner& runner, const RowCounts& rows,
-                  const kernels::Packing& packing, StepProfile& profile) {
+Status run_profiled(const std::vector<Step>& steps, const StepRunner& runner, const RowCounts& rows,
+                    const kernels::Packing& packing, const StopCheck& stop, StepProfile& profile) {
   using Clock = std::chrono::steady_clock;
-  for (const Step& step : steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (stop && stop()) return stopped_at(i, steps.size());
+    const Step& step = steps[i];
     const Clock::time_point start = Clock::now();
     std::visit(runner, step);
     const std::chrono::duration<double> took = Clock::now() - start;
@@ -106,6 +115,7 @@ void run_profiled(const std::vector<Step>& steps, const StepRunner& runner, cons
     profile.flops[step.index()] += step_flops(step, rows, packing);
   }
   profile.runs += 1;
+  return {};
 }
 
 }  // namespace
@@ -116,17 +126,7 @@ Executor::Executor(Graph graph, WeightTable weights, kernels::Isa isa)
 Result<Executor> Executor::create(Graph graph, WeightTable weights, kernels::Isa isa) {
   LAYA_RETURN_IF_ERROR(check_graph(graph, weights));
   Executor e(std::move(graph), std::move(weights), isa);
-  e.vocab_size_ = std::numeric_limits<int32_t>::max();
-  for (const Op& op : e.graph_.ops) {
-    if (const auto* embed = std::get_if<ops::Embed>(&op)) {
-      e.vocab_size_ = std::min(e.vocab_size_, e.weights_[embed->table.index].shape[0]);
-    } else if (const auto* add = std::get_if<ops::AddType>(&op)) {
-      const int64_t types = e.weights_[add->table.index].shape[0];
-      e.type_count_ = e.type_count_ == 0 ? types : std::min(e.type_count_, types);
-    } else if (std::holds_alternative<ops::ActFeatures>(op)) {
-      e.needs_markers_ = true;
-    }
-  }
+  e.limits_ = batch_limits(e.graph_, e.weights_);
   return e;
 }
 
@@ -145,15 +145,7 @@ Result<const Lowered*> Executor::lowered_for(const RowCounts& rows) {
 }
 
 Status Executor::run(const Batch& batch) {
-  LAYA_RETURN_IF_ERROR(batch.validate(vocab_size_, type_count_));
-  if (needs_markers_) {
-    for (int64_t s = 0; s < batch.seqs(); ++s) {
-      if (batch.marker_starts[s + 1] == batch.marker_starts[s]) {
-        return invalid_request("invalid batch: sequence " + std::to_string(s) +
-                               " has no markers, but the graph computes act features over them");
-      }
-    }
-  }
+  LAYA_RETURN_IF_ERROR(check_batch(batch, limits_));
   const RowCounts rows = batch.rows();
   last_ = nullptr;
   LAYA_ASSIGN_OR_RETURN(const Lowered* lowered, lowered_for(rows));
@@ -162,9 +154,15 @@ Status Executor::run(const Batch& batch) {
   const kernels::Packing packing = batch.packing();
   const StepRunner runner{arena_.data(), scratch_.data(), lowered->scratch_floats, packing, rows, pool_};
   if (profiling_) {
-    run_profiled(lowered->steps, runner, rows, packing, profile_);
+    LAYA_RETURN_IF_ERROR(run_profiled(lowered->steps, runner, rows, packing, stop_check_, profile_));
   } else {
-    for (const Step& step : lowered->steps) std::visit(runner, step);
+    // A step is the smallest unit a stop can cut: between steps the arena holds nothing the next
+    // run needs, so stopping here leaves the executor as good as new.
+    const std::vector<Step>& steps = lowered->steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (stop_check_ && stop_check_()) return stopped_at(i, steps.size());
+      std::visit(runner, steps[i]);
+    }
   }
   last_ = lowered;
   last_rows_ = rows;

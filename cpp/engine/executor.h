@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "engine/arena.h"
 #include "engine/batch.h"
+#include "engine/bucket_plan.h"
 #include "engine/lower.h"
 #include "engine/step_profile.h"
 #include "engine/thread_pool.h"
@@ -20,6 +22,10 @@
 #include "util/status.h"
 
 namespace laya {
+
+// Asked before each step of a run whether the caller wants it stopped (an AbortSignal in
+// TypeScript, read through shared memory while the run blocks its thread). Empty: never.
+using StopCheck = std::function<bool()>;
 
 class Executor {
  public:
@@ -30,7 +36,8 @@ class Executor {
   Executor(Executor&&) noexcept = default;
   Executor& operator=(Executor&&) noexcept = default;
 
-  // Runs the graph on a batch. Bad batches are invalid_request errors naming the sequence.
+  // Runs the graph on a batch. Bad batches are invalid_request errors naming the sequence; a run
+  // the stop check ends early is an aborted error, and leaves no output (the next run starts clean).
   Status run(const Batch& batch);
 
   // An output of the last run (graph.logits / act / pooled): its rows for that batch, row-major.
@@ -38,8 +45,8 @@ class Executor {
   std::span<const float> output(ValueId v) const;
 
   // The ids the batch may use and the qtypes it may use (0: the graph reads none).
-  int64_t vocab_size() const { return vocab_size_; }
-  int64_t type_count() const { return type_count_; }
+  int64_t vocab_size() const { return limits_.vocab_size; }
+  int64_t type_count() const { return limits_.type_count; }
 
   const Graph& graph() const { return graph_; }
   kernels::Isa isa() const { return isa_; }
@@ -50,6 +57,9 @@ class Executor {
   // outlive the executor; results are bit-identical for any pool.
   void set_thread_pool(ThreadPool* pool) { pool_ = pool; }
   int threads() const { return pool_ == nullptr ? 1 : pool_->size(); }
+
+  // Checked before every step of every run (see StopCheck).
+  void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
 
   // While on, each run adds its steps' times to profile() (see step_profile.h).
   void set_profiling(bool on) { profiling_ = on; }
@@ -66,14 +76,13 @@ class Executor {
   Graph graph_;
   WeightTable weights_;
   kernels::Isa isa_;
-  int64_t vocab_size_ = 0;
-  int64_t type_count_ = 0;
-  bool needs_markers_ = false;  // ActFeatures needs every sequence to have one
+  BatchLimits limits_;
   std::vector<std::unique_ptr<Lowered>> lowered_;
   RopeTableCache rope_tables_;
   Arena arena_;
   Arena scratch_;
   ThreadPool* pool_ = nullptr;
+  StopCheck stop_check_;
   bool profiling_ = false;
   StepProfile profile_;
   const Lowered* last_ = nullptr;

@@ -46,8 +46,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 // Checks one op; `where` is "op 12 (Gemm)".
 class OpChecker {
  public:
-  OpChecker(const Graph& g, const WeightTable& w, std::string where)
-      : g_(g), w_(w), where_(std::move(where)) {}
+  OpChecker(const Graph& g, const WeightTable& w, WeightForm form, std::string where)
+      : g_(g), w_(w), bound_(form == WeightForm::kBound), where_(std::move(where)) {}
 
   Error graph_error(const std::string& what) const { return internal_error(where_ + ": " + what); }
   Error weight_error(const std::string& what) const { return invalid_checkpoint(where_ + ": " + what); }
@@ -83,7 +83,7 @@ class OpChecker {
       return weight_error(std::string(role) + " '" + wv->name + "' has shape " + shape_text(wv->shape) +
                           ", expected " + shape_text(want));
     }
-    if (vector) {
+    if (vector && bound_) {
       // The binder hands vectors over as aligned F32; kernels read them as floats.
       if (wv->dtype != DType::kF32) {
         return internal_error(where_ + ": " + role + " '" + wv->name + "' is " + dtype_name(wv->dtype) +
@@ -117,6 +117,12 @@ class OpChecker {
                          " but the table has " + std::to_string(w_.size()) + " weights");
     }
     const WeightView& wv = w_[id.index];
+    if (!bound_) {
+      if (wv.dtype == DType::kI8 && wv.shape.size() != 2) {
+        return internal_error(where_ + ": " + role + " '" + wv.name + "' is I8 but not a q8 matrix");
+      }
+      return &wv;
+    }
     if (wv.data == nullptr && wv.elements() > 0) {
       return internal_error(where_ + ": " + role + " '" + wv.name + "' has no data");
     }
@@ -128,12 +134,13 @@ class OpChecker {
 
   const Graph& g_;
   const WeightTable& w_;
+  bool bound_;
   std::string where_;
 };
 
-Status check_op(const Graph& g, const WeightTable& weights, size_t index) {
+Status check_op(const Graph& g, const WeightTable& weights, WeightForm form, size_t index) {
   const Op& op = g.ops[index];
-  const OpChecker c(g, weights, "op " + std::to_string(index) + " (" + op_kind(op) + ")");
+  const OpChecker c(g, weights, form, "op " + std::to_string(index) + " (" + op_kind(op) + ")");
   return std::visit(
       Overloaded{
           [&](const ops::Embed& o) -> Status {
@@ -252,7 +259,7 @@ const char* kernel_name(const Step& step) {
   return std::visit([](const auto& s) { return s.kernel.name; }, step);
 }
 
-Status check_graph(const Graph& g, const WeightTable& weights) {
+Status check_graph(const Graph& g, const WeightTable& weights, WeightForm form) {
   for (size_t v = 0; v < g.values.size(); ++v) {
     if (g.values[v].width < 1) {
       return internal_error("value " + std::to_string(v) + " is " + std::to_string(g.values[v].width) +
@@ -261,7 +268,7 @@ Status check_graph(const Graph& g, const WeightTable& weights) {
   }
   std::vector<bool> written(g.values.size(), false);
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    LAYA_RETURN_IF_ERROR(check_op(g, weights, i));
+    LAYA_RETURN_IF_ERROR(check_op(g, weights, form, i));
     OpUses u = uses(g.ops[i]);
     for (ValueId v : u.reads) {
       if (!written[v.index]) {

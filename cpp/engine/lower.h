@@ -128,11 +128,16 @@ struct Lowered {
   size_t scratch_floats = 0;  // the most any step needs
 };
 
+// What a weight table holds. kBound: the CPU binder's table, every weight's data present and the
+// vectors converted to aligned F32. kPlanned: the header's view (ModelPlan), dtypes as stored and
+// data possibly elsewhere (on a GPU), so only names, shapes and dtypes can be checked.
+enum class WeightForm { kBound, kPlanned };
+
 // Checks everything about a graph that does not depend on the bucket: value and weight ids in
-// range, shapes of values against each other and against the weights, vectors stored as F32,
+// range, shapes of values against each other and against the weights, bound vectors as F32,
 // every value written before it is read, outputs of the right kind. Weight problems are
 // invalid_checkpoint errors, graph problems internal ones.
-Status check_graph(const Graph& graph, const WeightTable& weights);
+Status check_graph(const Graph& graph, const WeightTable& weights, WeightForm form = WeightForm::kBound);
 
 // Checks that a bucket's activations can be addressed: the planner works in size_t (32 bits in wasm)
 // and every offset it makes is at most the sum of all value sizes, so that sum must fit. An

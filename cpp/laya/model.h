@@ -16,18 +16,29 @@
 
 namespace laya {
 
+// Where a weight's bytes sit in the data section, [begin, end), and for a q8 matrix its scales'.
+struct TensorBytes {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t scales_begin = 0;
+  uint64_t scales_end = 0;
+};
+
 // The model before its weights are read, from the configs and the header alone: the graphs, and a
 // table viewing every tensor in the data section as stored (1-D weights not yet converted). The
-// loader plans with it how to arrange the matrices while their bytes stream in.
+// loader plans with it how to arrange the matrices while their bytes stream in; a backend whose
+// weights live elsewhere (the GPU) uploads them by `bytes`.
 struct ModelPlan {
   LayaWeights ids;      // which weight is which
   WeightTable weights;  // weights[id.index], viewing `data` in the stored dtype and layout
+  std::vector<TensorBytes> bytes;  // bytes[id.index]
   Graph decision;
   Graph embedding;
 };
 
 // Checks the header against the config (every mismatch in one error) and plans. `data` is where
-// the data section is or will be; nothing is read from it.
+// the data section is or will be; nothing is read from it. Null: the data section is not in this
+// memory (the views then have no data, and `bytes` says where each tensor is).
 Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
 
 // Move-only: the weight table points into `vectors` (and into the caller's data section, which

@@ -64,10 +64,10 @@ Result<uint64_t> Session::header_bytes_needed(std::span<const std::byte> prefix,
   return 8 + header_length;
 }
 
-Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
-                                         WeightsMode mode) {
-  if (!config_) return invalid_request("planWeights: configure the session first");
-  if (header_) return invalid_request("planWeights: the weights are already planned");
+Result<safetensors::Header> Session::read_header(std::span<const std::byte> header_bytes, uint64_t file_size,
+                                                 const char* what) const {
+  if (!config_) return invalid_request(std::string(what) + ": configure the session first");
+  if (header_) return invalid_request(std::string(what) + ": the weights are already planned");
   LAYA_ASSIGN_OR_RETURN(uint64_t needed, header_bytes_needed(header_bytes, file_size));
   if (header_bytes.size() < needed) {
     return invalid_checkpoint("model.safetensors: the header needs " + std::to_string(needed) +
@@ -76,6 +76,32 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
   std::string_view json(reinterpret_cast<const char*>(header_bytes.data()) + 8, needed - 8);
   LAYA_ASSIGN_OR_RETURN(safetensors::Header header, safetensors::parse_header(json, file_size, "model.safetensors"));
   LAYA_RETURN_IF_ERROR(check_tensors(*config_, header));
+  return header;
+}
+
+Status Session::plan_outside(std::span<const std::byte> header_bytes, uint64_t file_size) {
+  LAYA_ASSIGN_OR_RETURN(safetensors::Header header, read_header(header_bytes, file_size, "planOutside"));
+  LAYA_ASSIGN_OR_RETURN(ModelPlan plan, plan_model(*config_, header, nullptr));
+  // Every check the CPU binding makes of shapes and wiring, on the stored form.
+  LAYA_RETURN_IF_ERROR(check_graph(plan.decision, plan.weights, WeightForm::kPlanned));
+  LAYA_RETURN_IF_ERROR(check_graph(plan.embedding, plan.weights, WeightForm::kPlanned));
+  outside_ = std::make_unique<OutsideRuns>(batch_limits(plan.decision, plan.weights),
+                                           batch_limits(plan.embedding, plan.weights), config_->act_outputs(),
+                                           config_->encoder.hidden_size);
+  header_ = std::move(header);
+  outside_plan_ = std::move(plan);
+  return {};
+}
+
+Result<BucketPlan> Session::plan_outside_bucket(GraphKind graph, const RowCounts& rows) const {
+  if (!outside_plan_) return invalid_request("gpuProgram: plan the weights for an outside backend first");
+  const Graph& g = graph == GraphKind::kDecision ? outside_plan_->decision : outside_plan_->embedding;
+  return plan_bucket(g, outside_plan_->weights, rows, WeightForm::kPlanned);
+}
+
+Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
+                                         WeightsMode mode) {
+  LAYA_ASSIGN_OR_RETURN(safetensors::Header header, read_header(header_bytes, file_size, "planWeights"));
   // Quantizing while loading: the buffer holds the q8 data section, planned from the header alone,
   // and the bytes pass through a staging window; a q8 checkpoint is kept as it is.
   std::optional<safetensors::Header> source;
@@ -174,6 +200,7 @@ Status Session::bind_weights() {
   embedding_ = std::make_unique<Executor>(std::move(embedding));
   set_profiling(profiling_);
   set_thread_pool(pool_);
+  set_stop_check(stop_check_);
   return {};
 }
 
@@ -184,7 +211,9 @@ Status Session::require_ready() const {
 
 Result<std::vector<DecisionOutput>> Session::forward_decisions(const Batch& batch, bool each_alone) {
   LAYA_RETURN_IF_ERROR(require_ready());
-  LAYA_RETURN_IF_ERROR(batch.validate(decision_->vocab_size(), decision_->type_count()));
+  const BatchLimits limits = outside_ ? outside_->decision_limits()
+                                     : BatchLimits{decision_->vocab_size(), decision_->type_count(), true};
+  LAYA_RETURN_IF_ERROR(batch.validate(limits.vocab_size, limits.type_count));
   const int64_t seqs = batch.seqs();
   for (int64_t s = 0; s < seqs; ++s) {
     if (batch.marker_starts[s + 1] == batch.marker_starts[s]) {
@@ -192,56 +221,55 @@ Result<std::vector<DecisionOutput>> Session::forward_decisions(const Batch& batc
                              " has no markers; a decision needs at least one option");
     }
   }
-  std::vector<DecisionOutput> out(seqs);
-  const int64_t acts = model_->config.act_outputs();
-  auto collect = [&](const Batch& run, int64_t first_seq) {
-    auto logits = decision_->output(*decision_->graph().logits);
-    auto act = decision_->output(*decision_->graph().act);
-    for (int64_t s = 0; s < run.seqs(); ++s) {
-      auto lo = logits.begin() + run.marker_starts[s];
-      out[first_seq + s].logits.assign(lo, logits.begin() + run.marker_starts[s + 1]);
-      out[first_seq + s].act.assign(act.begin() + s * acts, act.begin() + (s + 1) * acts);
-    }
-  };
-  if (!each_alone) {
-    LAYA_RETURN_IF_ERROR(decision_->run(batch));
-    collect(batch, 0);
-    return out;
-  }
+  if (!each_alone) return run_decisions(batch);
+  std::vector<DecisionOutput> out;
+  out.reserve(seqs);
   for (int64_t s = 0; s < seqs; ++s) {
     Batch one;
     one.add(std::span(batch.ids).subspan(batch.seq_starts[s], batch.seq_starts[s + 1] - batch.seq_starts[s]),
             std::span(batch.markers)
                 .subspan(batch.marker_starts[s], batch.marker_starts[s + 1] - batch.marker_starts[s]),
             batch.qtypes[s]);
-    LAYA_RETURN_IF_ERROR(decision_->run(one));
-    collect(one, s);
+    LAYA_ASSIGN_OR_RETURN(std::vector<DecisionOutput> alone, run_decisions(one));
+    out.push_back(std::move(alone[0]));
   }
+  return out;
+}
+
+Result<std::vector<DecisionOutput>> Session::run_decisions(const Batch& batch) {
+  if (outside_) return outside_->decisions(batch);
+  LAYA_RETURN_IF_ERROR(decision_->run(batch));
+  std::vector<DecisionOutput> out(batch.seqs());
+  const int64_t acts = config_->act_outputs();
+  auto logits = decision_->output(*decision_->graph().logits);
+  auto act = decision_->output(*decision_->graph().act);
+  for (int64_t s = 0; s < batch.seqs(); ++s) {
+    out[s].logits.assign(logits.begin() + batch.marker_starts[s], logits.begin() + batch.marker_starts[s + 1]);
+    out[s].act.assign(act.begin() + s * acts, act.begin() + (s + 1) * acts);
+  }
+  return out;
+}
+
+Result<std::vector<std::vector<float>>> Session::run_embeddings(const Batch& batch) {
+  if (outside_) return outside_->embeddings(batch);
+  LAYA_RETURN_IF_ERROR(embedding_->run(batch));
+  const int64_t d = config_->encoder.hidden_size;
+  auto pooled = embedding_->output(*embedding_->graph().pooled);
+  std::vector<std::vector<float>> out(batch.seqs());
+  for (int64_t s = 0; s < batch.seqs(); ++s) out[s].assign(pooled.begin() + s * d, pooled.begin() + (s + 1) * d);
   return out;
 }
 
 Result<std::vector<std::vector<float>>> Session::forward_embeddings(const Batch& batch, bool each_alone) {
   LAYA_RETURN_IF_ERROR(require_ready());
-  LAYA_RETURN_IF_ERROR(batch.validate(embedding_->vocab_size(), embedding_->type_count()));
-  const int64_t seqs = batch.seqs();
-  const int64_t d = model_->config.encoder.hidden_size;
-  std::vector<std::vector<float>> out(seqs);
-  auto collect = [&](int64_t first_seq, int64_t count) {
-    auto pooled = embedding_->output(*embedding_->graph().pooled);
-    for (int64_t s = 0; s < count; ++s) {
-      out[first_seq + s].assign(pooled.begin() + s * d, pooled.begin() + (s + 1) * d);
-    }
-  };
-  if (!each_alone) {
-    LAYA_RETURN_IF_ERROR(embedding_->run(batch));
-    collect(0, seqs);
-    return out;
-  }
-  for (int64_t s = 0; s < seqs; ++s) {
+  if (!each_alone) return run_embeddings(batch);
+  std::vector<std::vector<float>> out;
+  out.reserve(batch.seqs());
+  for (int64_t s = 0; s < batch.seqs(); ++s) {
     Batch one;
     one.add(std::span(batch.ids).subspan(batch.seq_starts[s], batch.seq_starts[s + 1] - batch.seq_starts[s]));
-    LAYA_RETURN_IF_ERROR(embedding_->run(one));
-    collect(s, 1);
+    LAYA_ASSIGN_OR_RETURN(std::vector<std::vector<float>> alone, run_embeddings(one));
+    out.push_back(std::move(alone[0]));
   }
   return out;
 }
@@ -346,6 +374,13 @@ void Session::set_thread_pool(ThreadPool* pool) {
   }
 }
 
+void Session::set_stop_check(StopCheck check) {
+  stop_check_ = std::move(check);
+  for (Executor* e : {decision_.get(), embedding_.get()}) {
+    if (e != nullptr) e->set_stop_check(stop_check_);
+  }
+}
+
 void Session::set_profiling(bool on) {
   profiling_ = on;
   for (Executor* e : {decision_.get(), embedding_.get()}) {
@@ -365,7 +400,8 @@ StepProfile Session::profile() const {
 
 MemoryReport Session::memory() const {
   MemoryReport r;
-  if (header_) r.weights_bytes = header_->data_length;
+  // An outside backend holds the weights in its own memory, not here.
+  if (header_ && !outside_) r.weights_bytes = header_->data_length;
   if (model_) {
     for (const WeightView& w : model_->weights) {
       if (w.shape.size() == 1) r.weights_bytes += w.elements() * sizeof(float);

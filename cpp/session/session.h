@@ -21,6 +21,7 @@
 #include "laya/config.h"
 #include "laya/model.h"
 #include "laya/q8_checkpoint.h"
+#include "session/outside_runs.h"
 #include "safetensors/header.h"
 #include "tok/tokenizer.h"
 #include "util/malloc_bytes.h"
@@ -47,12 +48,6 @@ enum class WeightsMode { kAsStored, kQ8 };
 
 // The staging window of WeightsMode::kQ8: the extra memory of quantizing while loading.
 inline constexpr size_t kQ8StageBytes = size_t{1} << 20;
-
-// One forward pass's raw outputs, one entry per input sequence.
-struct DecisionOutput {
-  std::vector<float> logits;  // one per marker
-  std::vector<float> act;     // A act logits
-};
 
 struct MemoryReport {
   uint64_t weights_bytes = 0;  // the data section plus the f32 copies of vectors
@@ -87,7 +82,19 @@ class Session {
   // this the session answers. On failure the weights buffer is released and a load starts over
   // from plan_weights.
   Status finish_weights();
-  bool ready() const { return decision_ != nullptr; }
+  // Instead of plan_weights: the weights will live outside wasm memory, with a backend that runs
+  // the batches itself (outside_runs.h). Validates the header as plan_weights does and keeps the
+  // model's plan; nothing is allocated for the data section. After this the session answers by
+  // replay through outside().
+  Status plan_outside(std::span<const std::byte> header_bytes, uint64_t file_size);
+  OutsideRuns* outside() { return outside_.get(); }
+  // The checkpoint's header, once planned (plan_weights or plan_outside).
+  const safetensors::Header& header() const { return *header_; }
+  // The outside backend's model: the plan (graphs, tensors as stored and where their bytes are).
+  const ModelPlan* outside_plan() const { return outside_plan_ ? &*outside_plan_ : nullptr; }
+  // A graph planned for the bucket of `rows`, for the outside backend.
+  Result<BucketPlan> plan_outside_bucket(GraphKind graph, const RowCounts& rows) const;
+  bool ready() const { return decision_ != nullptr || outside_ != nullptr; }
 
   // Runs decision sequences packed into one batch (or each alone), and embedding sequences.
   Result<std::vector<DecisionOutput>> forward_decisions(const Batch& batch, bool each_alone);
@@ -118,6 +125,9 @@ class Session {
   // Threads for the forward passes (null: the calling thread alone); results are bit-identical
   // for any pool. The pool must outlive the session's use of it.
   void set_thread_pool(ThreadPool* pool);
+  // Asked before every step of every forward pass; when it says stop, the call returns an aborted
+  // error and the session stays ready for the next one (engine/executor.h StopCheck).
+  void set_stop_check(StopCheck check);
 
   // Time by step kind over the runs since profiling was turned on (engine/step_profile.h), both
   // graphs summed. Turning it on starts from zero.
@@ -126,6 +136,12 @@ class Session {
 
  private:
   Status bind_weights();
+  // Header bytes -> a validated header (plan_weights and plan_outside).
+  Result<safetensors::Header> read_header(std::span<const std::byte> header_bytes, uint64_t file_size,
+                                          const char* what) const;
+  // One batch on the engine's executor, or the outside backend's outputs.
+  Result<std::vector<DecisionOutput>> run_decisions(const Batch& batch);
+  Result<std::vector<std::vector<float>>> run_embeddings(const Batch& batch);
   // The model's outputs for every row, in batches of at most kMaxTokensPerForward tokens.
   Result<std::vector<decide::RowOutput>> forward_rows(const decide::PreparedRequest& request);
   Status require_ready() const;
@@ -144,8 +160,11 @@ class Session {
   std::unique_ptr<LayaModel> model_;
   std::unique_ptr<Executor> decision_;
   std::unique_ptr<Executor> embedding_;
+  std::optional<ModelPlan> outside_plan_;
+  std::unique_ptr<OutsideRuns> outside_;
   bool profiling_ = false;
   ThreadPool* pool_ = nullptr;
+  StopCheck stop_check_;
 };
 
 }  // namespace laya

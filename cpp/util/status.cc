@@ -9,6 +9,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kInvalidRequest: return "invalid_request";
     case ErrorCode::kOutOfMemory: return "out_of_memory";
     case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kAborted: return "aborted";
   }
   return "internal";
 }

@@ -16,6 +16,7 @@ enum class ErrorCode {
   kInvalidRequest,     // a predict / embed / forward request is malformed
   kOutOfMemory,        // an allocation failed
   kInternal,           // a broken invariant: a bug in laya-wasm
+  kAborted,            // the caller asked a run to stop (TypeScript rejects with an AbortError)
 };
 
 // The snake_case name TypeScript sees as `error.code`.
@@ -67,6 +68,7 @@ inline Error invalid_request(std::string message) {
 }
 inline Error out_of_memory(std::string message) { return {ErrorCode::kOutOfMemory, std::move(message)}; }
 inline Error internal_error(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
+inline Error aborted(std::string message) { return {ErrorCode::kAborted, std::move(message)}; }
 
 }  // namespace laya
 

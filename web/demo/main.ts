@@ -1,35 +1,31 @@
 // The demo page: checkpoint picker with download progress, a question builder, answers drawn as
-// probability bars, embed / shortlist, raw forward. It only draws and posts messages: the engine
-// lives in worker.ts, so the page stays responsive while a model downloads or thinks.
-import type { LoadProgressEvent } from '../src/index.browser.js';
-import type { Embedded, Loaded, Request, ResponseMessage, SourceSpec } from './protocol.js';
+// probability bars, embed / shortlist, raw forward. It has no worker code of its own: the package
+// loads and runs the model in its own Worker (load option `worker: true`), so the page stays
+// responsive while a model downloads or thinks.
+import { load, predictShortlistJson, type CheckpointSource, type LayaModel } from '../src/index.browser.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-// ---- the worker, one request at a time from the page's point of view
-const engine = new Worker(new URL('worker.js', document.baseURI));
-let nextId = 1;
-const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; onProgress?: (e: LoadProgressEvent) => void }>();
+/** Where the page loads a checkpoint from. */
+type SourceSpec =
+  | { kind: 'default'; url: string }
+  | { kind: 'url'; url: string }
+  | { kind: 'hub'; repo: string; revision: string; subfolder: string; hubUrl: string }
+  | { kind: 'files'; files: File[] };
 
-engine.onmessage = (event: MessageEvent<ResponseMessage>) => {
-  const message = event.data;
-  const waiter = pending.get(message.id);
-  if (waiter === undefined) return;
-  if (message.type === 'progress') {
-    waiter.onProgress?.(message.event);
-    return;
-  }
-  pending.delete(message.id);
-  if (message.ok) waiter.resolve(message.value);
-  else waiter.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
-};
+// ---- the model, living in the package's worker
+let model: LayaModel | null = null;
 
-function call<T>(request: Request, onProgress?: (e: LoadProgressEvent) => void): Promise<T> {
-  const id = nextId++;
-  return new Promise<T>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (v: unknown) => void, reject, ...(onProgress ? { onProgress } : {}) });
-    engine.postMessage({ id, ...request });
-  });
+function loadedModel(): LayaModel {
+  if (model === null) throw Object.assign(new Error('load a checkpoint first'), { code: 'invalid_request' });
+  return model;
+}
+
+/** Seconds a call took, awaited from the page (the forward pass itself runs in the worker). */
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; seconds: number }> {
+  const started = performance.now();
+  const value = await run();
+  return { value, seconds: (performance.now() - started) / 1000 };
 }
 
 function errorBox(target: HTMLElement, error: unknown): void {
@@ -86,6 +82,46 @@ function sourceSpec(): SourceSpec {
 
 const modelButtons = ['ask-button', 'embed', 'shortlist', 'forward'];
 
+/**
+ * Which module the load chose: the pthreads one on a cross-origin isolated page (SharedArrayBuffer
+ * exists), the single-threaded SIMD one otherwise (the package decides; see LoadOptions.threads).
+ */
+function buildInfo(threads: number): { build: 'single-threaded' | 'threaded'; reason: string } {
+  if (threads > 1) return { build: 'threaded', reason: `cross-origin isolated: the pthreads module on ${threads} threads` };
+  return {
+    build: 'single-threaded',
+    reason: isolated
+      ? 'cross-origin isolated, but one core: the single-threaded module'
+      : 'not cross-origin isolated (no COOP/COEP headers): the single-threaded module',
+  };
+}
+
+function toSource(spec: SourceSpec): CheckpointSource {
+  switch (spec.kind) {
+    case 'default':
+    case 'url':
+      return { url: spec.url };
+    case 'hub':
+      return { repo: spec.repo, revision: spec.revision || 'main',
+        ...(spec.subfolder ? { subfolder: spec.subfolder } : {}), ...(spec.hubUrl ? { hubUrl: spec.hubUrl } : {}) };
+    case 'files':
+      return { files: spec.files };
+  }
+}
+
+function sourceText(spec: SourceSpec): string {
+  if (spec.kind === 'hub') return `${spec.repo} @ ${spec.revision || 'main'}${spec.subfolder ? ` / ${spec.subfolder}` : ''}`;
+  return spec.kind === 'files' ? 'files' : spec.url;
+}
+
+/** Whether the weights of a URL source are already in the browser cache (before loading). */
+async function weightsCached(spec: SourceSpec): Promise<boolean> {
+  if ((spec.kind !== 'url' && spec.kind !== 'default') || typeof caches === 'undefined') return false;
+  const base = spec.url.endsWith('/') ? spec.url : `${spec.url}/`;
+  const hit = await caches.match(new URL('model.safetensors', base).href).catch(() => undefined);
+  return hit !== undefined;
+}
+
 $('load').addEventListener('click', async () => {
   const progress = $<HTMLProgressElement>('progress');
   const text = $('progress-text');
@@ -105,8 +141,16 @@ $('load').addEventListener('click', async () => {
   progress.value = 0;
   text.textContent = 'starting…';
   try {
-    const loaded = await call<Loaded>({ type: 'load', source: spec, moduleUrl: new URL('dist/wasm/laya-core.js', document.baseURI).href },
-      (event) => {
+    model?.dispose();  // ends the previous model's worker
+    model = null;
+    const started = performance.now();
+    const fromCache = await weightsCached(spec);
+    const loaded = await load(toSource(spec), {
+      worker: true,
+      cache: true,
+      wasm: { moduleUrl: new URL('dist/wasm/laya-core.js', document.baseURI).href },
+      onWarning: () => undefined,  // kept in model.warnings, shown below
+      onProgress: (event) => {
         if (event.type === 'total') {
           progress.value = event.total > 0 ? event.loaded / event.total : 0;
           text.textContent = `${(event.loaded / 1e6).toFixed(1)} of ${(event.total / 1e6).toFixed(1)} MB`;
@@ -114,18 +158,24 @@ $('load').addEventListener('click', async () => {
         } else if (event.type === 'ready') {
           progress.value = 1;
         }
-      });
-    text.textContent = `loaded in ${loaded.seconds.toFixed(2)} s${loaded.fromCache ? ' (from the browser cache)' : ''}`;
-    info.append(el('p', `${loaded.description} — ${loaded.encoder}: d ${loaded.hiddenSize}, ${loaded.encoderLayers} layers, ` +
-      `vocabulary ${loaded.vocabSize}, weights ${(loaded.weightsFileBytes / 1e6).toFixed(1)} MB. Build: ${loaded.build.reason}.`));
+      },
+    });
+    model = loaded;
+    const seconds = (performance.now() - started) / 1000;
+    const c = loaded.config;
+    const build = buildInfo(loaded.threads);
+    const description = spec.kind === 'files' ? `${spec.files.length} files from disk` : sourceText(spec);
+    text.textContent = `loaded in ${seconds.toFixed(2)} s${fromCache ? ' (from the browser cache)' : ''}`;
+    info.append(el('p', `${description} — ${c.encoder}: d ${c.hiddenSize}, ${c.encoderLayers} layers, ` +
+      `vocabulary ${c.vocabSize}, weights ${(c.weightsFileBytes / 1e6).toFixed(1)} MB. Build: ${build.reason}.`));
     if (spec.kind === 'default') {
       info.append(el('p', 'Random weights: the answers below are meaningless by design. They show the pipeline, not a judgement.', 'note'));
     }
     for (const warning of loaded.warnings) info.append(el('p', `warning: ${warning}`, 'warn'));
     for (const id of modelButtons) $<HTMLButtonElement>(id).disabled = false;
     document.body.dataset['loaded'] = 'true';
-    document.body.dataset['build'] = loaded.build.build;
-    document.body.dataset['fromCache'] = String(loaded.fromCache);
+    document.body.dataset['build'] = build.build;
+    document.body.dataset['fromCache'] = String(fromCache);
   } catch (error) {
     text.textContent = 'failed';
     errorBox(info, error);
@@ -237,7 +287,7 @@ function drawResponse(target: HTMLElement, json: string, seconds: number): void 
       (answer.action !== undefined ? ` · act probability ${answer.action.act_probability}` : ''), 'meta'));
     target.append(box);
   }
-  target.append(el('div', `usage: ${JSON.stringify(response.usage)} · ${seconds.toFixed(3)} s in the worker`, 'meta'));
+  target.append(el('div', `usage: ${JSON.stringify(response.usage)} · ${seconds.toFixed(3)} s (run in the package's worker)`, 'meta'));
   const raw = el('details');
   raw.append(el('summary', 'response JSON'));
   const pre = el('pre', json);
@@ -246,15 +296,45 @@ function drawResponse(target: HTMLElement, json: string, seconds: number): void 
   target.append(raw);
 }
 
-function stateRequest(): { state: string; stateIsJson: boolean; questions: string } {
-  return { state: $<HTMLTextAreaElement>('state').value, stateIsJson: $<HTMLInputElement>('state-json').checked, questions: questionsJson() };
+/** The state and questions as the page shows them; JSON text is passed as written ({ json }). */
+function stateRequest(): { state: string | { json: string }; questions: { json: string } } {
+  const text = $<HTMLTextAreaElement>('state').value;
+  return { state: $<HTMLInputElement>('state-json').checked ? { json: text } : text, questions: { json: questionsJson() } };
+}
+
+interface Embedded {
+  dims: number;
+  norms: number[];
+  /** Cosine similarity of every text to the first. */
+  similarityToFirst: number[];
+  head: number[][];
+  seconds: number;
+}
+
+function summarize({ value: vectors, seconds }: { value: Float32Array[]; seconds: number }): Embedded {
+  const norm = (v: Float32Array): number => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+  const first = vectors[0];
+  const cosine = (v: Float32Array): number => {
+    if (first === undefined) return NaN;
+    let dot = 0;
+    v.forEach((x, i) => { dot += x * (first[i] ?? 0); });
+    return dot / (norm(v) * norm(first));
+  };
+  return {
+    dims: first?.length ?? 0,
+    norms: vectors.map(norm),
+    similarityToFirst: vectors.map(cosine),
+    head: vectors.map((v) => Array.from(v.subarray(0, 6))),
+    seconds,
+  };
 }
 
 $('ask-button').addEventListener('click', async () => {
   const out = $('answers');
   out.textContent = 'thinking…';
   try {
-    const { json, seconds } = await call<{ json: string; seconds: number }>({ type: 'predict', ...stateRequest() });
+    const request = stateRequest();
+    const { value: json, seconds } = await timed(() => loadedModel().predictJson(request.state, request.questions));
     drawResponse(out, json, seconds);
   } catch (error) {
     errorBox(out, error);
@@ -267,7 +347,7 @@ $('embed').addEventListener('click', async () => {
   const texts = $<HTMLTextAreaElement>('texts').value.split('\n').filter((t) => t.trim() !== '');
   out.textContent = 'embedding…';
   try {
-    const e = await call<Embedded>({ type: 'embed', texts });
+    const e = summarize(await timed(() => loadedModel().embed(texts)));
     out.innerHTML = '';
     const table = el('table');
     table.innerHTML = '<tr><th>text</th><th>norm</th><th>cosine to the first</th><th>first values</th></tr>';
@@ -288,7 +368,8 @@ $('shortlist').addEventListener('click', async () => {
   out.textContent = 'thinking…';
   try {
     const k = Number($<HTMLInputElement>('k').value);
-    const { json, seconds } = await call<{ json: string; seconds: number }>({ type: 'shortlist', ...stateRequest(), k });
+    const request = stateRequest();
+    const { value: json, seconds } = await timed(() => predictShortlistJson(loadedModel(), request.state, request.questions, { k }));
     drawResponse(out, json, seconds);
     const shortlist = (JSON.parse(json) as Response).shortlist ?? {};
     for (const [qid, entry] of Object.entries(shortlist)) out.prepend(el('div', `${qid} shortlist: ${JSON.stringify(entry)}`, 'meta'));
@@ -302,7 +383,7 @@ $('forward').addEventListener('click', async () => {
   const out = $('forward-out');
   out.textContent = 'running…';
   try {
-    const { json } = await call<{ json: string }>({ type: 'forward', inputs: $<HTMLTextAreaElement>('forward-in').value });
+    const json = await loadedModel().forwardJson({ json: $<HTMLTextAreaElement>('forward-in').value });
     out.textContent = json;
     out.dataset['done'] = 'true';
   } catch (error) {

@@ -18,8 +18,8 @@ interface ServiceWorkerScope {
 }
 
 const worker = self as unknown as ServiceWorkerScope;
-const kShellCache = 'laya-demo-shell-v3';
-const kShell = ['./', 'index.html', 'demo.css', 'app.js', 'worker.js', 'dist/wasm/laya-core.js', 'dist/wasm/laya-core.wasm',
+const kShellCache = 'laya-demo-shell-v4';
+const kShell = ['./', 'index.html', 'demo.css', 'app.js', 'laya-worker.js', 'dist/wasm/laya-core.js', 'dist/wasm/laya-core.wasm',
   'dist/wasm/laya-core-mt.js', 'dist/wasm/laya-core-mt.wasm', 'dist/wasm/laya-core-mt.worker.js',
   'dist/wasm/laya-core-relaxed.js', 'dist/wasm/laya-core-relaxed.wasm', 'dist/wasm/laya-core-mt-relaxed.js',
   'dist/wasm/laya-core-mt-relaxed.wasm', 'dist/wasm/laya-core-mt-relaxed.worker.js'];

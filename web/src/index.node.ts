@@ -5,6 +5,7 @@ import type { LayaModel, LayaPipeline } from './model.js';
 import type { LoadOptions } from './options.js';
 import type { CheckpointSource } from './sources/checkpoint-source.js';
 import { nodeRuntime } from './node/node-runtime.js';
+import { LayaError } from './errors.js';
 
 export * from './index.js';
 
@@ -13,10 +14,22 @@ export * from './index.js';
  * model; rejects with a LayaError (or an AbortError) leaving nothing allocated.
  */
 export function load(source: CheckpointSource, options?: LoadOptions): Promise<LayaModel> {
+  if (options?.worker === true) return Promise.reject(nodeRefusesWorker('load'));
   return loadModelWith(nodeRuntime, source, options);
 }
 
 /** Loads only the configs and tokenizer: prepare() and answer(), no weights. */
 export function loadPipeline(source: CheckpointSource, options?: LoadOptions): Promise<LayaPipeline> {
+  if (options?.worker === true) return Promise.reject(nodeRefusesWorker('loadPipeline'));
   return loadPipelineWith(nodeRuntime, source, options);
+}
+
+/**
+ * options.worker is a browser feature. In Node a forward pass blocks only the thread it runs on,
+ * and a process that must stay responsive already has worker_threads: load() inside one there.
+ */
+function nodeRefusesWorker(what: string): LayaError {
+  return new LayaError('invalid_request',
+    `${what}: options.worker starts a Web Worker, which only browsers have; in Node call load() ` +
+    'inside your own worker_threads Worker instead (the model runs on whichever thread loads it)');
 }

@@ -6,7 +6,7 @@ export type { LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
 export type { SimdOption, SimdVariant } from './core/simd.js';
 export type { LayaConfigSummary } from './config-summary.js';
 export type {
-  Answer, ChoiceAnswer, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer, StepProfile,
+  Answer, CallOptions, ChoiceAnswer, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer, StepProfile,
   PredictOptions, PreparedRequest, Question, QuestionsInput, RecordedOutputs, ResponseShape, ScoreAnswer,
   StateInput, Usage,
 } from './request.js';

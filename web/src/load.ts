@@ -17,6 +17,7 @@ import {
   type CheckpointFileName, type CheckpointLocation, type CheckpointSource, type OpenedFile,
 } from './sources/checkpoint-source.js';
 import { streamWeights } from './weights-streamer.js';
+import { chooseGpu, loadWeightsToGpu, type GpuSession } from './webgpu/gpu-session.js';
 
 export async function loadModelWith(runtime: Runtime, source: CheckpointSource, options?: LoadOptions): Promise<LayaModel> {
   return loadWith(runtime, source, options, true) as Promise<LayaModel>;
@@ -36,6 +37,7 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   const opened: OpenedFile[] = [];
   let session: LayaSessionHandle | null = null;
   let core: LayaCoreModule | null = null;
+  let gpu: GpuSession | null = null;
   try {
     const location = await runtime.locate(source, opts);
     const threads = requestedThreads(opts.threads, runtime.cores());
@@ -69,26 +71,38 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
 
     const weights = opened[kConfigFiles.length];
     if (weights !== undefined) {
-      await streamWeights(core, session, weights, signal, opts.weights);
-      progress.finish(weights.file);
-      throwIfAborted(signal);
-      expectEmptyResult(session.finishWeights(), 'finishWeights');
+      // q8 is a way to hold the weights in wasm memory: with it, 'auto' means wasm.
+      const device = opts.backend !== 'wasm' && opts.weights !== 'q8' ? await chooseGpu(opts.backend, opts.gpu) : null;
+      if (device !== null && device.device === null) {
+        opts.onWarning(`laya-wasm: backend 'auto' runs on wasm: ${device.why}`);
+      }
+      if (device?.device != null) {
+        gpu = await loadWeightsToGpu(session, weights, signal, device.device);
+        progress.finish(weights.file);
+      } else {
+        await streamWeights(core, session, weights, signal, opts.weights);
+        progress.finish(weights.file);
+        throwIfAborted(signal);
+        expectEmptyResult(session.finishWeights(), 'finishWeights');
+      }
     }
     const config = readConfigSummary(session, weights?.size ?? 0);
     const warnings = parseSessionJson<unknown>(session.warnings(), 'warnings');
     if (!Array.isArray(warnings) || warnings.some((w) => typeof w !== 'string')) {
       throw new LayaError('internal', 'warnings: the wasm module did not return an array of strings');
     }
-    const handle = { core, session, simd };
+    const handle = gpu === null ? { core, session, simd } : { core, session, simd, gpu };
     const loaded = withWeights ? new LayaModel(handle, config, warnings) : new LayaPipeline(handle, config, warnings);
     session = null;  // owned by `loaded` now, and the module with it
     core = null;
+    gpu = null;
     for (const warning of warnings) opts.onWarning(warning);
     progress.ready();
     return loaded;
   } catch (error) {
     throw signal?.aborted ? abortError(signal) : error;
   } finally {
+    gpu?.destroy();
     session?.delete();
     core?.shutDownThreads();
     await Promise.all(opened.map((f) => f.reader.close().catch(() => undefined)));

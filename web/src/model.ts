@@ -7,10 +7,10 @@ import type { LayaConfigSummary } from './config-summary.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
 import type { SimdVariant } from './core/simd.js';
 import { checkSessionResult, numberField, parseSessionJson } from './core/session-result.js';
-import { LayaError } from './errors.js';
+import { LayaError, throwIfAborted } from './errors.js';
 import {
   encodePredictOptions, encodeQuestions, encodeState, toJsonText,
-  type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport, type StepProfile,
+  type CallOptions, type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport, type StepProfile,
   type PredictOptions, type PreparedRequest, type QuestionsInput, type RecordedOutputs, type StateInput,
 } from './request.js';
 import { encodeShortlistOptions, type ShortlistOptions } from './shortlist.js';
@@ -21,9 +21,21 @@ export interface SessionHandle {
   session: LayaSessionHandle;
   /** The build the module is (default 'plain'). */
   simd?: SimdVariant;
+  /** backend 'webgpu': the GPU that runs the batches the session waits for. */
+  gpu?: OutsideBackend;
 }
 
-export interface EmbedOptions {
+/**
+ * A backend outside wasm (web/src/webgpu/gpu-session.ts's GpuSession), as the model uses it;
+ * declared here so that the package's public types never name WebGPU's.
+ */
+export interface OutsideBackend {
+  /** Runs a session method by replay until the session waits for no batch. */
+  run(call: () => string, what: string, signal?: AbortSignal): Promise<string>;
+  destroy(): void;
+}
+
+export interface EmbedOptions extends CallOptions {
   /** Tokens per text, specials included (HF truncation keeps [CLS] ... [SEP]). Default 512. */
   maxLength?: number;
 }
@@ -35,7 +47,7 @@ interface ForwardLengths {
   pooled: number[];
 }
 
-export interface ForwardOptions {
+export interface ForwardOptions extends CallOptions {
   /** Run every sequence alone instead of packed in one batch (same numbers up to rounding). */
   eachAlone?: boolean;
 }
@@ -50,12 +62,15 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
    * multiply-add in the GEMM and attention) or 'plain' SIMD; see LoadOptions.simd.
    */
   readonly simd: SimdVariant;
+  /** Where the forward passes run: the CPU engine in wasm, or the GPU (LoadOptions.backend). */
+  readonly backend: 'wasm' | 'webgpu';
   #handle: SessionHandle | null;
 
   /** @internal Built by load() / loadPipeline() only. */
   constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = []) {
     this.#handle = handle;
     this.simd = handle.simd ?? 'plain';
+    this.backend = handle.gpu !== undefined ? 'webgpu' : 'wasm';
     this.config = config;
     this.warnings = Object.freeze([...warnings]);
   }
@@ -98,6 +113,7 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
     const handle = this.#handle;
     if (handle === null) return;
     this.#handle = null;
+    handle.gpu?.destroy();
     handle.session.delete();
     handle.core.shutDownThreads();  // the module is thrown away with its session
   }
@@ -113,6 +129,16 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
 
   [Symbol.dispose](): void {
     this.dispose();
+  }
+
+  /**
+   * Runs a session method that may run forward passes: on wasm as it is; on WebGPU by replay, the
+   * GPU running the batches the session waits for between runs (web/src/webgpu/gpu-session.ts).
+   */
+  protected async call(what: string, method: (session: LayaSessionHandle) => string, signal?: AbortSignal): Promise<string> {
+    const handle = this.handle(what);
+    if (handle.gpu === undefined) return method(handle.session);
+    return handle.gpu.run(() => method(handle.session), what, signal);
   }
 
   protected session(what: string): LayaSessionHandle {
@@ -136,9 +162,11 @@ export class LayaModel extends LayaPipeline {
   /** predict() as upstream's exact JSON text (key order and number spelling kept). */
   async predictJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
     const what = 'predict';
+    throwIfAborted(options?.signal, what);
     const s = encodeState(state, what);
     const q = encodeQuestions(questions, what);
-    return checkSessionResult(this.session(what).predict(s.text, s.isJson, q, encodePredictOptions(options, what)), what);
+    const o = encodePredictOptions(options, what);
+    return checkSessionResult(await this.call(what, (session) => session.predict(s.text, s.isJson, q, o), options?.signal), what);
   }
 
   /**
@@ -147,7 +175,8 @@ export class LayaModel extends LayaPipeline {
    */
   async embed(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<Float32Array[]> {
     const what = 'embed';
-    const { rows, dim } = this.runEmbed(texts, options, what);
+    throwIfAborted(options.signal, what);
+    const { rows, dim } = await this.runEmbed(texts, options, what);
     // Copied out of wasm memory at once (the view goes stale with the next call into the module),
     // with this realm's Float32Array rather than the module's.
     const floats = this.session(what).embedded();
@@ -160,7 +189,8 @@ export class LayaModel extends LayaPipeline {
   /** embed() as '{"embeddings": [[...]]}', each float the shortest text that reads back as the same f32. */
   async embedJson(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<string> {
     const what = 'embed';
-    this.runEmbed(texts, options, what);
+    throwIfAborted(options.signal, what);
+    await this.runEmbed(texts, options, what);
     return checkSessionResult(this.session(what).embeddedJson(), what);
   }
 
@@ -170,9 +200,11 @@ export class LayaModel extends LayaPipeline {
    */
   async predictShortlistJson(state: StateInput, questions: QuestionsInput, options: ShortlistOptions = {}): Promise<string> {
     const what = 'predictShortlist';
+    throwIfAborted(options.signal, what);
     const s = encodeState(state, what);
     const q = encodeQuestions(questions, what);
-    return checkSessionResult(this.session(what).predictShortlist(s.text, s.isJson, q, encodeShortlistOptions(options)), what);
+    const o = encodeShortlistOptions(options);
+    return checkSessionResult(await this.call(what, (session) => session.predictShortlist(s.text, s.isJson, q, o), options.signal), what);
   }
 
   /**
@@ -181,7 +213,8 @@ export class LayaModel extends LayaPipeline {
    */
   async forward(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<ForwardResult> {
     const what = 'forward';
-    const lengths = this.runForward(inputs, options, what);
+    throwIfAborted(options.signal, what);
+    const lengths = await this.runForward(inputs, options, what);
     // The outputs come as one Float32Array (a view of wasm memory, read at once), each value the
     // engine's f32 exactly; the lengths say where each list ends.
     const floats = this.session(what).forwarded();
@@ -199,15 +232,16 @@ export class LayaModel extends LayaPipeline {
   /** forward() as text in the fixture format, each float the shortest text that reads back as the same f32. */
   async forwardJson(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<string> {
     const what = 'forward';
-    this.runForward(inputs, options, what);
+    throwIfAborted(options.signal, what);
+    await this.runForward(inputs, options, what);
     return checkSessionResult(this.session(what).forwardedJson(), what);
   }
 
   /** Runs a forward pass; the session keeps its outputs for forwarded() / forwardedJson(). */
-  private runForward(inputs: ForwardRequest | JsonText, options: ForwardOptions, what: string): ForwardLengths {
-    const session = this.session(what);
+  private async runForward(inputs: ForwardRequest | JsonText, options: ForwardOptions, what: string): Promise<ForwardLengths> {
     const text = toJsonText(inputs, `${what}: inputs`);
-    return parseSessionJson<ForwardLengths>(options.eachAlone ? session.forwardEachAlone(text) : session.forward(text), what);
+    const run = (session: LayaSessionHandle): string => options.eachAlone ? session.forwardEachAlone(text) : session.forward(text);
+    return parseSessionJson<ForwardLengths>(await this.call(what, run, options.signal), what);
   }
 
   /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */
@@ -228,8 +262,20 @@ export class LayaModel extends LayaPipeline {
     return parseSessionJson<StepProfile>(this.session('profile').profile(), 'profile');
   }
 
+  /**
+   * @internal For the package's worker (worker/laya-worker.ts): the calls that follow stop before
+   * their next step once `words[index]` holds `id` (worker/abort-words.ts); null stops watching.
+   * False when the wasm module predates this (it then runs every call to the end).
+   */
+  watchAbort(words: Int32Array | null, index = 0, id = 0): boolean {
+    const session = this.session('watchAbort');
+    if (session.setAbortWatch === undefined) return false;
+    session.setAbortWatch(words, index, id);
+    return true;
+  }
+
   /** Runs embed in the session, which keeps the rows; returns their count and width. */
-  private runEmbed(texts: ReadonlyArray<string | null>, options: EmbedOptions, what: string): { rows: number; dim: number } {
+  private async runEmbed(texts: ReadonlyArray<string | null>, options: EmbedOptions, what: string): Promise<{ rows: number; dim: number }> {
     if (!Array.isArray(texts)) throw new LayaError('invalid_request', `${what}: texts must be an array of strings`);
     const clean = texts.map((t, i) => {
       if (t === null || t === undefined) return '';
@@ -240,7 +286,9 @@ export class LayaModel extends LayaPipeline {
     if (!Number.isInteger(maxLength) || maxLength < 1) {
       throw new LayaError('invalid_request', `${what}: maxLength must be a positive integer, got ${String(maxLength)}`);
     }
-    const shape = parseSessionJson<{ rows?: unknown; dim?: unknown }>(this.session(what).embed(JSON.stringify(clean), maxLength), what);
+    const text = JSON.stringify(clean);
+    const shape = parseSessionJson<{ rows?: unknown; dim?: unknown }>(
+      await this.call(what, (session) => session.embed(text, maxLength), options.signal), what);
     const rows = numberField(shape, 'rows', what);
     const dim = numberField(shape, 'dim', what);
     if (rows !== clean.length) {

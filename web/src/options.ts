@@ -18,6 +18,9 @@ export type LoadProgressEvent =
  * Where the wasm module comes from. Default: the package's dist/wasm/: laya-core.js / .wasm (SIMD,
  * one thread) and laya-core-mt.js / .wasm / .worker.js (SIMD + pthreads, used when threads > 1),
  * and their relaxed-SIMD builds laya-core-relaxed.* and laya-core-mt-relaxed.* (LoadOptions.simd).
+ * Node loads those CommonJS .js files; browsers import the ES-module builds laya-core*.mjs beside
+ * them (module workers laya-core-mt*.worker.mjs), which bundlers follow and emit by themselves.
+ * In a browser the *Url options below load the classic .js scripts instead.
  */
 export interface WasmOptions {
   /**
@@ -25,7 +28,10 @@ export interface WasmOptions {
    * (it is given `layaWorkers: threads - 1`).
    */
   factory?: LayaCoreFactory;
-  /** Path or URL of laya-core.js (Node: required with createRequire; browsers: loaded by a script tag). */
+  /**
+   * Path or URL of laya-core.js (Node: required with createRequire; browsers: loaded by a script
+   * tag, and needed there by the other *ModuleUrl options).
+   */
   moduleUrl?: string | URL;
   /** The .wasm bytes (otherwise Node reads them beside laya-core.js). */
   wasmBinary?: Uint8Array;
@@ -101,7 +107,31 @@ export interface LoadOptions {
    * 1.07 bytes per parameter; a q8 checkpoint loads as it is either way.
    */
   weights?: 'stored' | 'q8';
+  /**
+   * Browsers: load and run the model in a Web Worker the package starts itself
+   * (dist/worker/laya-worker.js, found by bundlers through `new URL(..., import.meta.url)`), so a
+   * forward pass never blocks the page. The model has the same methods; results cross as
+   * transferred typed arrays; progress, warnings and errors arrive as without it; dispose() ends
+   * the worker; an abort stops a forward pass in flight (CallOptions.signal). Threads run inside it
+   * on a cross-origin-isolated page. Options that are functions (fetch, wasm.factory,
+   * wasm.validate) cannot cross into it and are refused. Node refuses it: run load() inside your
+   * own worker_threads Worker there. Default false.
+   */
+  worker?: boolean;
+  /**
+   * Where the forward passes run. 'wasm' (default): the CPU engine in WebAssembly. 'webgpu': the
+   * GPU through WebGPU (navigator.gpu in browsers; in Node the optional `webgpu` package), weights
+   * streamed to GPU memory and never held in wasm or JS memory; a missing adapter or a device too
+   * small for the model is a LayaError. 'auto': WebGPU when an adapter can hold the model, else
+   * wasm, with onWarning saying why. `model.backend` tells which runs. 'wasm' stays the default
+   * until the GPU path has been measured on real GPUs (README "WebGPU").
+   */
+  backend?: BackendOption;
+  /** backend 'webgpu' / 'auto': a GPU object to use instead of navigator.gpu or the `webgpu` package. */
+  gpu?: unknown;
 }
+
+export type BackendOption = 'wasm' | 'webgpu' | 'auto';
 
 export interface ResolvedLoadOptions {
   onProgress: (event: LoadProgressEvent) => void;
@@ -115,6 +145,8 @@ export interface ResolvedLoadOptions {
   wasm: WasmOptions;
   weights: 'stored' | 'q8';
   simd: SimdOption;
+  backend: BackendOption;
+  gpu: unknown;
 }
 
 export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLoadOptions {
@@ -138,6 +170,15 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   if (o.weights !== undefined && o.weights !== 'stored' && o.weights !== 'q8') {
     throw new LayaError('invalid_request', `load: options.weights must be 'stored' or 'q8', got ${String(o.weights)}`);
   }
+  if (o.backend !== undefined && o.backend !== 'wasm' && o.backend !== 'webgpu' && o.backend !== 'auto') {
+    throw new LayaError('invalid_request', `load: options.backend must be 'wasm', 'webgpu' or 'auto', got ${String(o.backend)}`);
+  }
+  if (o.backend === 'webgpu' && o.weights === 'q8') {
+    throw new LayaError('invalid_request', "load: weights 'q8' holds the weights in wasm memory; backend 'webgpu' keeps the checkpoint's dtypes on the GPU");
+  }
+  if (o.worker !== undefined && typeof o.worker !== 'boolean') {
+    throw new LayaError('invalid_request', `load: options.worker must be a boolean, got ${String(o.worker)}`);
+  }
   if (o.simd !== undefined && o.simd !== 'auto' && o.simd !== 'relaxed' && o.simd !== 'plain') {
     throw new LayaError('invalid_request', `load: options.simd must be 'auto', 'relaxed' or 'plain', got ${String(o.simd)}`);
   }
@@ -153,5 +194,7 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     wasm: o.wasm ?? {},
     weights: o.weights ?? 'stored',
     simd: o.simd ?? 'auto',
+    backend: o.backend ?? 'wasm',
+    gpu: o.gpu,
   };
 }

@@ -30,6 +30,21 @@ export type ResponseShape = 'current' | '0.3.7';
 export interface PredictOptions {
   /** "current" (default): upstream's newest fields; "0.3.7": the shape of the parity fixtures. */
   shape?: ResponseShape;
+  /** Cancels the call: see CallOptions.signal. */
+  signal?: AbortSignal;
+}
+
+/** What every call that runs the model (predict, embed, forward, the shortlist) accepts. */
+export interface CallOptions {
+  /**
+   * Aborting rejects the call with an AbortError and leaves the model ready for the next call. An
+   * abort before the call starts rejects at once. During a forward pass: with `{ worker: true }` the
+   * call rejects at once and the engine stops before its next step where SharedArrayBuffer exists
+   * (cross-origin-isolated pages); elsewhere the worker finishes that pass, drops its result
+   * and then takes the next call. Without a worker the pass holds the calling thread, so no abort
+   * can arrive while it runs.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Usage {

@@ -18,22 +18,8 @@ const kLengthBytes = 8;
  */
 export async function streamWeights(core: LayaCoreModule, session: LayaSessionHandle, opened: OpenedFile,
                                     signal: AbortSignal | undefined, weights: 'stored' | 'q8' = 'stored'): Promise<void> {
-  const { file, location, size, reader } = opened;
-  if (size === undefined) {
-    throw new LayaError('network', `${file}: the size of ${location} is unknown`, { file });
-  }
-  if (size < kLengthBytes) {
-    throw new LayaError('invalid_checkpoint',
-      `${file}: ${location} is ${size} bytes, too short for the 8-byte header length`, { file });
-  }
-  const prefix = await reader.readBytes(kLengthBytes);
-  const needed = parseSessionJson<Record<string, unknown>>(session.headerBytesNeeded(prefix, size), `${file} header`);
-  const headerEnd = numberField(needed, 'headerEnd', `${file} header`);
-  if (headerEnd < kLengthBytes || headerEnd > size) {
-    throw new LayaError('invalid_checkpoint',
-      `${file}: its header would end at byte ${headerEnd}, outside the ${size}-byte file`, { file });
-  }
-  const header = concatBytes([prefix, await reader.readBytes(headerEnd - kLengthBytes)]);
+  const { file, reader } = opened;
+  const { header, headerEnd, size } = await readHeader(session, opened);
   throwIfAborted(signal);
 
   let planned: string;
@@ -69,6 +55,27 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
     expectEmptyResult(session.weightsWritten(written), 'weightsWritten');
   });
   await reader.expectEnd();
+}
+
+/** The safetensors header: its first 8 bytes say how long it is (C++ checks the length). */
+export async function readHeader(session: LayaSessionHandle, opened: OpenedFile): Promise<{ header: Uint8Array; headerEnd: number; size: number }> {
+  const { file, location, size, reader } = opened;
+  if (size === undefined) {
+    throw new LayaError('network', `${file}: the size of ${location} is unknown`, { file });
+  }
+  if (size < kLengthBytes) {
+    throw new LayaError('invalid_checkpoint',
+      `${file}: ${location} is ${size} bytes, too short for the 8-byte header length`, { file });
+  }
+  const prefix = await reader.readBytes(kLengthBytes);
+  const needed = parseSessionJson<Record<string, unknown>>(session.headerBytesNeeded(prefix, size), `${file} header`);
+  const headerEnd = numberField(needed, 'headerEnd', `${file} header`);
+  if (headerEnd < kLengthBytes || headerEnd > size) {
+    throw new LayaError('invalid_checkpoint',
+      `${file}: its header would end at byte ${headerEnd}, outside the ${size}-byte file`, { file });
+  }
+  const header = concatBytes([prefix, await reader.readBytes(headerEnd - kLengthBytes)]);
+  return { header, headerEnd, size };
 }
 
 /** The data section through C++'s staging window, one window at a time, each quantized as it fills. */

@@ -331,6 +331,36 @@ TEST_CASE("an executor reports the memory it holds") {
   CHECK(e.scratch_bytes() >= l.scratch_floats * sizeof(float));
 }
 
+TEST_CASE("a stop check ends a run between steps with an aborted error, and the next run is unchanged") {
+  Model model;
+  std::mt19937 rng(13);
+  const Batch batch = batch_of(random_sequences(rng, {9, 21}));
+  for (bool profiling : {false, true}) {
+    INFO("profiling " << profiling);
+    Executor e = model.executor(kernels::Isa::kSimd128);
+    e.set_profiling(profiling);
+    const Outputs clean = run(e, batch);
+    // Says stop on its fourth question: three steps run, the fourth never starts.
+    int asked = 0;
+    e.set_stop_check([&asked] { return ++asked == 4; });
+    const Status stopped = e.run(batch);
+    REQUIRE_FALSE(stopped.ok());
+    CHECK(stopped.error().code == ErrorCode::kAborted);
+    CHECK(std::string(error_code_name(stopped.error().code)) == "aborted");
+    CHECK(stopped.error().message.find("before step 4 of ") != std::string::npos);
+    CHECK(asked == 4);
+    CHECK(e.output(*e.graph().logits).empty());  // a stopped run leaves no output to read
+    // A check that keeps saying go is asked once per step and changes nothing.
+    asked = 0;
+    e.set_stop_check([&asked] { ++asked; return false; });
+    const Outputs after = run(e, batch);
+    CHECK(asked > 4);
+    require_same_bits(clean.logits, after.logits, "logits");
+    require_same_bits(clean.act, after.act, "act");
+    require_same_bits(clean.pooled, after.pooled, "pooled");
+  }
+}
+
 TEST_CASE("with profiling on, each run counts every op once by kind and the GEMMs' arithmetic") {
   Model model;
   std::mt19937 rng(11);

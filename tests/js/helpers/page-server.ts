@@ -16,15 +16,27 @@ export interface PageServer {
 }
 
 const kTypes: Record<string, string> = {
-  '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.html': 'text/html',
+  '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.html': 'text/html',
 };
 
+export interface PageServerOptions {
+  /**
+   * Serve every response with COOP same-origin and COEP require-corp, so pages are cross-origin
+   * isolated (SharedArrayBuffer, the pthreads module).
+   */
+  isolated?: boolean;
+}
+
 /** `statics` maps URL prefixes (e.g. "/org/tiny/resolve/main/") to folders. */
-export async function startPageServer(statics: Record<string, string>): Promise<PageServer> {
+export async function startPageServer(statics: Record<string, string>, options: PageServerOptions = {}): Promise<PageServer> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     requests.push(path);
+    if (options.isolated) {
+      res.setHeader('cross-origin-opener-policy', 'same-origin');
+      res.setHeader('cross-origin-embedder-policy', 'require-corp');
+    }
     try {
       if (path === '/' || path === '/index.html') {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head></head><body></body></html>');

@@ -43,6 +43,10 @@ Options for every command:
                           on V8's --experimental-wasm-relaxed-simd itself, unless --simd plain)
   --weights stored|q8     q8: quantize an F32 / F16 / BF16 checkpoint to 8 bits while it loads (half
                           the memory; docs/q8-format.md); stored (default): keep the file's format
+  --backend wasm|webgpu|auto
+                          where forward passes run: wasm (default, the CPU engine), webgpu (the GPU
+                          through the optional "webgpu" package; VK_ICD_FILENAMES picks the Vulkan
+                          driver), auto (webgpu where an adapter exists, else wasm with a warning)
   --offline               use only the download cache: a file not in it is an error
 
 --model <dir> is a checkpoint directory; every command but quantize also takes an http(s) URL of a
@@ -82,7 +86,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return argv.length === 0 ? 2 : 0;
   }
   try {
-    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights'], ['offline']);
+    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights', 'backend'], ['offline']);
     return await runCommand(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -119,6 +123,13 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if (weights !== undefined) {
     if (weights !== 'stored' && weights !== 'q8') throw new UsageError(`--weights must be "stored" or "q8", got "${weights}"`);
     options.weights = weights;
+  }
+  const backend = flag('backend');
+  if (backend !== undefined) {
+    if (backend !== 'wasm' && backend !== 'webgpu' && backend !== 'auto') {
+      throw new UsageError(`--backend must be "wasm", "webgpu" or "auto", got "${backend}"`);
+    }
+    options.backend = backend;
   }
 
   switch (args.command) {

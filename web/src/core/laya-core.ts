@@ -66,6 +66,22 @@ export interface LayaSessionHandle {
   /** After every data byte is written: binds the model. "" on success. */
   finishWeights(): string;
   /**
+   * Instead of planWeights, for a backend that keeps the weights itself (the WebGPU one): the
+   * header is validated as planWeights does, nothing is allocated, and the result is the GpuModel
+   * JSON (web/src/webgpu/program.ts). The session then answers by replay (cpp/session/outside_runs.h).
+   */
+  planOutside?(headerBytes: Uint8Array, fileSize: number): string;
+  /** A graph planned for the bucket of these row counts: the GpuProgram JSON. */
+  outsideProgram?(graph: 'decision' | 'embedding', tokens: number, seqs: number, markers: number): string;
+  /** A request starts: every supplied output is forgotten. "" on success. */
+  outsideBeginRequest?(): string;
+  /** A run of the same request starts again. "" on success. */
+  outsideBeginReplay?(): string;
+  /** The batches the last run waits for: JSON [{graph, index, ids, seqStarts, markers, markerStarts, qtypes}]. */
+  outsidePending?(): string;
+  /** A pending batch's outputs: decision batches their logits then act rows, embedding batches their pooled rows. "" on success. */
+  outsideSupply?(graph: 'decision' | 'embedding', index: number, outputs: Float32Array): string;
+  /**
    * A raw forward pass (fixture-format inputs), the sequences packed into one batch:
    * '{"logits": [n per decision], "act": [n per decision], "pooled": [n per embedding]}'; the
    * session keeps the outputs for forwarded() / forwardedJson() until the next forward.
@@ -108,6 +124,12 @@ export interface LayaSessionHandle {
   profile(): string;
   /** Load-time warnings (e.g. clamped temperatures, laya-spec §5.1) as a JSON array of strings. */
   warnings(): string;
+  /**
+   * The calls that follow stop before their next step, with an "aborted" error, once flags[index]
+   * holds `id` (read with Atomics.load; web/src/worker/abort-words.ts); null stops watching.
+   * Absent from modules built before issue 13.
+   */
+  setAbortWatch?(flags: Int32Array | null, index: number, id: number): void;
   /** Frees everything (embind). */
   delete(): void;
 }

@@ -18,6 +18,8 @@ export function checkSessionResult(text: unknown, what: string): string {
   }
   const error = (parsed as { error?: { code?: unknown; message?: unknown } }).error ?? {};
   const message = typeof error.message === 'string' ? error.message : `${what} failed`;
+  // The engine stopped on the caller's abort (setAbortWatch): cancellation is an AbortError.
+  if (error.code === 'aborted') throw new DOMException(`laya-wasm ${what} was aborted: ${message}`, 'AbortError');
   if (isLayaErrorCode(error.code)) throw new LayaError(error.code, message);
   throw new LayaError('internal', `${message} (error code ${JSON.stringify(error.code)})`);
 }

@@ -1,6 +1,7 @@
 // A page author's code: bundled by esbuild from the installed package (exports condition
-// "browser"), no options about the wasm: the package finds laya-core.js at ../wasm/ next to the
-// bundle through new URL(..., import.meta.url), so the author copies dist/wasm/ there.
+// "browser"), no options about the wasm: the bundle holds the ES-module glue, which finds its .wasm
+// beside the bundle through new URL(..., import.meta.url); esbuild does not emit those files, so
+// the author copies dist/wasm/*.wasm and *.mjs there (Vite and webpack do it themselves).
 import { load } from 'laya-wasm';
 
 async function run() {

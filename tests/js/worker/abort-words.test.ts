@@ -1,0 +1,72 @@
+// The engine's half of an abort in flight (cpp/bind/embind.cc setAbortWatch, the executor's stop
+// check): while a long predict holds this thread, another thread writes the call's abort word in a
+// SharedArrayBuffer, and the predict stops before its next step with an AbortError; the model then
+// answers as before. In the package the page writes the word and the worker runs the predict
+// (worker-model.ts); here a worker_threads thread stands in for the page.
+import { Worker } from 'node:worker_threads';
+import { loadModelWith } from '../../../web/src/load.js';
+import type { LayaModel } from '../../../web/src/model.js';
+import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
+import { abortWordIndex, isMarkedAborted, kAbortWords, markAborted } from '../../../web/src/worker/abort-words.js';
+import { kTinyCheckpoint } from '../helpers/fixtures.js';
+import { kLongState, manyQuestions } from '../helpers/long-request.js';
+import { describeWithCore, kWasm } from '../helpers/real-core.js';
+
+/** Another thread that writes `id` into its word of `words` after `delayMs`. */
+function writeLater(words: Int32Array, id: number, delayMs: number): Worker {
+  return new Worker(`
+    const { workerData } = require('node:worker_threads');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.delayMs);
+    Atomics.store(new Int32Array(workerData.buffer), workerData.index, workerData.id);
+  `, { eval: true, workerData: { buffer: words.buffer, index: abortWordIndex(id), id, delayMs } });
+}
+
+describe('abort words', () => {
+  test('a word marks only the call whose id it holds, and a ring slot is reused every kAbortWords calls', () => {
+    const words = new Int32Array(new SharedArrayBuffer(kAbortWords * 4));
+    markAborted(words, 7);
+    expect(isMarkedAborted(words, 7)).toBe(true);
+    expect(isMarkedAborted(words, 8)).toBe(false);
+    expect(isMarkedAborted(words, 7 + kAbortWords)).toBe(false);  // same slot, a later call
+    expect(abortWordIndex(7 + kAbortWords)).toBe(abortWordIndex(7));
+  });
+});
+
+describeWithCore('the engine watching an abort word', () => {
+  let model: LayaModel;
+  beforeAll(async () => {
+    model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, threads: 1, onWarning: () => undefined });
+  });
+  afterAll(() => model?.dispose());
+
+  test('a word written during a long predict stops it within a step, and the next answers equal the unaborted ones', async () => {
+    const small = manyQuestions(2);
+    const long = manyQuestions(24);
+    const wantSmall = await model.predictJson(kLongState, small);
+    let started = performance.now();
+    const wantLong = await model.predictJson(kLongState, long);
+    const fullMs = performance.now() - started;
+
+    const words = new Int32Array(new SharedArrayBuffer(kAbortWords * 4));
+    const id = 41;
+    expect(model.watchAbort(words, abortWordIndex(id), id)).toBe(true);
+    const writer = writeLater(words, id, 150);
+    try {
+      started = performance.now();
+      await expect(model.predictJson(kLongState, long)).rejects.toMatchObject({
+        name: 'AbortError', message: expect.stringMatching(/^laya-wasm predict was aborted: forward: stopped on request before step \d+ of \d+$/),
+      });
+      const stoppedMs = performance.now() - started;
+      // The word came 150 ms in (plus the writer thread's start); the full predict took fullMs.
+      expect(stoppedMs).toBeLessThan(fullMs / 2);
+    } finally {
+      await writer.terminate();
+      model.watchAbort(null);
+    }
+    // The word still holds the id: a call watching another id runs to the end.
+    expect(model.watchAbort(words, abortWordIndex(id + 1), id + 1)).toBe(true);
+    expect(await model.predictJson(kLongState, long)).toBe(wantLong);
+    model.watchAbort(null);
+    expect(await model.predictJson(kLongState, small)).toBe(wantSmall);
+  }, 60_000);
+});

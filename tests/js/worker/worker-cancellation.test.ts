@@ -1,0 +1,116 @@
+// Cancelling the calls of a model loaded with { worker: true }, in headless Chromium: an abort
+// before the call starts rejects at once; during a long predict it rejects at once too, and on a
+// cross-origin-isolated page (SharedArrayBuffer: the abort words) it also stops the engine, so the
+// next call answers soon; either way the next calls answer exactly as before.
+import { dirname } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.js';
+import { kTinyCheckpoint } from '../helpers/fixtures.js';
+import { kLongState, manyQuestions } from '../helpers/long-request.js';
+import { startPageServer, type PageServer } from '../helpers/page-server.js';
+import { describeWithCore, kCoreJs } from '../helpers/real-core.js';
+
+const kState = 'w5 w6 w7 w8 w9';
+const kQuestions = {
+  pick: { type: 'choice' as const, instructions: 'w10 w11', criteria: { w12: null, w13: 'w14 w15', w16: null, w17: null } },
+  holds: { type: 'noul' as const, instructions: 'w30 w31' },
+};
+
+describeWithCore('cancelling calls of a worker model in Chromium', () => {
+  let browser: Browser;
+  let plain: PageServer;
+  let isolated: PageServer;
+  const statics = (): Record<string, string> => ({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs) });
+  beforeAll(async () => {
+    browser = await launchChromium();
+    plain = await startPageServer(statics());
+    isolated = await startPageServer(statics(), { isolated: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await plain?.close();
+    await isolated?.close();
+  });
+
+  async function openPage(server: PageServer): Promise<Page> {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/index.html`);
+    return page;
+  }
+
+  test('an abort before the call starts rejects at once and the next call answers correctly', async () => {
+    const page = await openPage(plain);
+    const got = await page.evaluate(async ({ hubUrl, state, questions }) => {
+      const { load, predictShortlist } = await import('/web/src/index.browser.js' as string);
+      const model = await load({ repo: 'org/tiny', hubUrl }, { worker: true, simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+      const want = await model.predictJson(state, questions);
+      const signal = AbortSignal.abort();
+      const settled: string[] = [];
+      const calls = [
+        model.predictJson(state, questions, { signal }), model.predict(state, questions, { signal }),
+        model.embed(['w5'], { signal }), model.embedJson(['w5'], { signal }), model.forward({ inputs: [] }, { signal }),
+        model.forwardJson({ inputs: [] }, { signal }), predictShortlist(model, state, questions, { k: 2, signal }),
+      ].map((p: Promise<unknown>) => p.then(() => 'resolved', (e: Error) => { settled.push(e.name); return e.name; }));
+      // Rejected before any message could come back from the worker: microtasks all run before the
+      // next message event, and ten turns cover the promise chains above.
+      for (let turn = 0; turn < 10; turn++) await Promise.resolve();
+      const settledAtOnce = settled.length;
+      const names = await Promise.all(calls);
+      const again = await model.predictJson(state, questions);
+      model.dispose();
+      return { names, settledAtOnce, same: again === want };
+    }, { hubUrl: plain.origin, state: kState, questions: kQuestions });
+    await page.close();
+    expect(got).toEqual({ names: Array(7).fill('AbortError'), settledAtOnce: 7, same: true });
+  });
+
+  // The long predict: 48 questions of 512 tokens each, about 2 s on one thread in Chromium.
+  const abortDuringPredict = async (server: PageServer): Promise<{ fullMs: number; rejectMs: number; nextMs: number; same: boolean; sameLong: boolean; isolated: boolean }> => {
+    const page = await openPage(server);
+    const got = await page.evaluate(async ({ hubUrl, state, long, small }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      const model = await load({ repo: 'org/tiny', hubUrl }, { worker: true, threads: 1, simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+      const wantSmall = await model.predictJson(state, small);
+      let t0 = performance.now();
+      const wantLong = await model.predictJson(state, long);
+      const fullMs = performance.now() - t0;
+      const controller = new AbortController();
+      const aborted = model.predictJson(state, long, { signal: controller.signal }).then(() => 'resolved', (e: Error) => e.name);
+      await new Promise((resolve) => setTimeout(resolve, fullMs / 4));
+      t0 = performance.now();
+      controller.abort();
+      const name = await aborted;
+      const rejectMs = performance.now() - t0;
+      const small2 = await model.predictJson(state, small);
+      const nextMs = performance.now() - t0;
+      const long2 = await model.predictJson(state, long);
+      model.dispose();
+      return { name, fullMs, rejectMs, nextMs, same: small2 === wantSmall, sameLong: long2 === wantLong, isolated: crossOriginIsolated };
+    }, { hubUrl: server.origin, state: kLongState, long: manyQuestions(48), small: manyQuestions(2) });
+    await page.close();
+    console.log(`${got.isolated ? 'isolated' : 'not isolated'}: full predict ${got.fullMs.toFixed(0)} ms; aborted at a quarter, ` +
+      `rejected after ${got.rejectMs.toFixed(1)} ms, the next small call answered ${got.nextMs.toFixed(0)} ms after the abort`);
+    expect(got.name).toBe('AbortError');
+    const { name: _name, ...rest } = got;
+    return rest;
+  };
+
+  test('on a cross-origin-isolated page an abort during a long predict stops the engine: the next call answers soon and correctly', async () => {
+    const got = await abortDuringPredict(isolated);
+    expect(got.isolated).toBe(true);
+    expect(got.fullMs).toBeGreaterThan(1000);
+    expect(got.rejectMs).toBeLessThan(100);
+    // Without the stop the next call would wait for the rest of the long predict (3/4 of fullMs).
+    expect(got.nextMs).toBeLessThan(got.fullMs / 2);
+    expect(got.same).toBe(true);
+    expect(got.sameLong).toBe(true);
+  }, 60_000);
+
+  test('without shared memory an abort during a long predict still rejects at once, and the next call answers correctly', async () => {
+    const got = await abortDuringPredict(plain);
+    expect(got.isolated).toBe(false);
+    expect(got.rejectMs).toBeLessThan(100);
+    expect(got.same).toBe(true);
+    expect(got.sameLong).toBe(true);
+  }, 60_000);
+});

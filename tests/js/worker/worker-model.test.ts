@@ -1,0 +1,205 @@
+// load(source, { worker: true }) in headless Chromium: a page with no worker code of its own gets a
+// model whose answers, bits, errors, progress and warnings are those of the model loaded on the
+// page's thread; dispose() and an aborted load end the worker. Cancelling calls:
+// worker-cancellation.test.ts.
+import { dirname } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { ForwardResult } from '../../../web/src/request.js';
+import { LayaModel, LayaPipeline } from '../../../web/src/model.js';
+import { WorkerModel } from '../../../web/src/worker/worker-model.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { kTinyCheckpoint } from '../helpers/fixtures.js';
+import { startPageServer, type PageServer } from '../helpers/page-server.js';
+import { compareWithReference, referenceFixture } from '../helpers/reference-fixtures.js';
+import { describeWithCore, kCoreJs } from '../helpers/real-core.js';
+
+// Methods WorkerModel may inherit: public ones that only call overridden ones (predict ->
+// predictJson, ...), and the base class's helpers that only the overridden methods call.
+const kDelegating = new Set<string | symbol>(['constructor', 'prepare', 'answer', 'predict', Symbol.asyncDispose, Symbol.dispose,
+  'handle', 'call', 'runForward', 'runEmbed']);
+
+test('WorkerModel overrides every method of LayaModel that touches the session', () => {
+  const inherited = [LayaPipeline.prototype, LayaModel.prototype]
+    .flatMap((proto) => Reflect.ownKeys(proto))
+    .filter((key) => !kDelegating.has(key) && !Object.prototype.hasOwnProperty.call(WorkerModel.prototype, key));
+  expect(inherited).toEqual([]);
+});
+
+const kState = 'w5 w6 w7 w8 w9';
+const kQuestions = {
+  pick: { type: 'choice' as const, instructions: 'w10 w11', criteria: { w12: null, w13: 'w14 w15', w16: null, w17: null } },
+  level: { type: 'score' as const, instructions: 'w20', criteria: ['w21', 'w22', 'w23'] },
+  holds: { type: 'noul' as const, instructions: 'w30 w31' },
+};
+// The reference fixture's 47 decision sequences and 12 embeddings (tests/data/fixtures/reference).
+const kFixture = referenceFixture('tiny-fanin');
+const kInputs = { inputs: kFixture.inputs, embed_inputs: kFixture.embed_inputs };
+
+describeWithCore('load with { worker: true } in Chromium', () => {
+  let browser: Browser;
+  let plain: PageServer;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    plain = await startPageServer({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await plain?.close();
+  });
+
+  async function openPage(server: PageServer): Promise<Page> {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/index.html`);
+    return page;
+  }
+
+  test('answers, embeddings and forward bits equal the page-thread model (and the reference), and the Loaded fields cross', async () => {
+    const page = await openPage(plain);
+    const got = await page.evaluate(async ({ hubUrl, state, questions, inputs }) => {
+      const { load, predictShortlist } = await import('/web/src/index.browser.js' as string);
+      const run = async (worker: boolean): Promise<Record<string, unknown>> => {
+        const model = await load({ repo: 'org/tiny', hubUrl }, { worker, simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+        model.setProfiling(true);
+        const embedded: Float32Array[] = await model.embed(['w5 w7', '', 'w100 w200']);
+        const result = {
+          isWorkerModel: model.constructor.name,
+          answer: await model.predictJson(state, questions),
+          parsed: await model.predict(state, questions, { shape: '0.3.7' }),
+          embedIsFloat32: embedded.every((row) => row instanceof Float32Array),
+          embed: embedded.map((row) => Array.from(row)),
+          embedJson: await model.embedJson(['w5 w7']),
+          forward: await model.forward(inputs),
+          forwardJson: await model.forwardJson(inputs, { eachAlone: true }),
+          shortlist: await predictShortlist(model, state, questions, { k: 2 }),
+          prepared: await model.prepare(state, questions),
+          answered: await model.answerJson(state, { json: '{"h": {"type": "noul", "instructions": "w30"}}' }, { logits: [[0.5, -0.25]], act: [[0.1, 0.2]] }),
+          config: model.config, warnings: model.warnings, simd: model.simd, threads: model.threads, backend: model.backend,
+          memoryKeys: Object.keys(model.memory()).sort(),
+          weightsBytes: model.memory().weightsBytes,
+          profileRuns: model.profile().runs,
+        };
+        model.dispose();
+        return result;
+      };
+      return { page: await run(false), worker: await run(true) };
+    }, { hubUrl: plain.origin, state: kState, questions: kQuestions, inputs: kInputs });
+    await page.close();
+    expect(got.page['isWorkerModel']).toBe('LayaModel');
+    expect(got.worker['isWorkerModel']).toBe('WorkerModel');
+    expect(got.worker['embedIsFloat32']).toBe(true);
+    expect(got.page['profileRuns']).toBeGreaterThan(0);
+    const { isWorkerModel: _a, ...pageRest } = got.page;
+    const { isWorkerModel: _b, ...workerRest } = got.worker;
+    // toEqual on numbers is Object.is: every float, the profile's run count included, is the same.
+    expect(workerRest).toEqual(pageRest);
+    const reference = compareWithReference(got.worker['forward'] as ForwardResult, kFixture);
+    expect(reference).toEqual({ worst: expect.any(Number), argmaxMoved: [], counts: [47, 12] });
+    expect(reference.worst).toBeLessThan(1e-4);
+  });
+
+  test('errors, progress events and warnings arrive as they do without a worker', async () => {
+    const page = await openPage(plain);
+    const got = await page.evaluate(async ({ hubUrl }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      const caught = async (p: Promise<unknown>): Promise<unknown> => p.then(() => 'resolved', (e: { name: string; code?: string; message: string; file?: string }) =>
+        ({ name: e.name, code: e.code, message: e.message, file: e.file, isLayaError: e.constructor.name }));
+      const run = async (worker: boolean): Promise<Record<string, unknown>> => {
+        const progress: unknown[] = [];
+        const warnings: string[] = [];
+        // threads: 3 on a page that is not isolated: one thread, and a warning saying why.
+        const model = await load({ repo: 'org/tiny', hubUrl }, {
+          worker, threads: 3, simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' },
+          onProgress: (e: unknown) => progress.push(e), onWarning: (w: string) => warnings.push(w),
+        });
+        const result: Record<string, unknown> = {
+          progress, warnings,
+          badQuestion: await caught(model.predict('s', { q: { type: 'choice', instructions: 'x', criteria: [] } })),
+          badShape: await caught(model.predict('s', {}, { shape: '0.4' })),
+          badEmbed: await caught(model.embed(['a'], { maxLength: 0 })),
+          badForward: await caught(model.forward({ inputs: [{ ids: [1, 999999], markers: [0], qtype: 0 }] })),
+          missing: await caught(load({ repo: 'org/absent', hubUrl }, { worker, wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined })),
+        };
+        model.dispose();
+        result['afterDispose'] = await caught(model.predictJson('s', {}));
+        return result;
+      };
+      return { page: await run(false), worker: await run(true) };
+    }, { hubUrl: plain.origin });
+    await page.close();
+    expect(got.worker).toEqual(got.page);
+    // The fixture's clamped temperature (laya-spec §5.1) and the thread count asked for.
+    expect(got.page['warnings']).toEqual([expect.stringContaining('running on 1 thread, not the 3 asked for'),
+      expect.stringContaining('using choice:11+=0.10058280825614929 -> 0.5')]);
+    expect((got.page['progress'] as unknown[]).at(-1)).toEqual({ type: 'ready' });
+    expect(got.page['badQuestion']).toMatchObject({ name: 'LayaError', code: 'invalid_request', isLayaError: 'LayaError' });
+    expect(got.page['badForward']).toMatchObject({ code: 'invalid_request' });
+    expect(got.page['missing']).toMatchObject({ code: 'invalid_checkpoint' });
+    expect(got.page['afterDispose']).toMatchObject({ code: 'disposed' });
+  });
+
+  test('dispose() ends the worker; options that cannot cross are refused and leave no worker', async () => {
+    const page = await openPage(plain);
+    const started = page.waitForEvent('worker');
+    await page.evaluate(async ({ hubUrl }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      (globalThis as Record<string, unknown>)['model'] = await load({ repo: 'org/tiny', hubUrl },
+        { worker: true, simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+    }, { hubUrl: plain.origin });
+    const worker = await started;
+    expect(worker.url()).toBe(`${plain.origin}/web/src/worker/laya-worker.js`);
+    const closed = new Promise<string>((resolve) => worker.on('close', () => resolve('closed')));
+    const pending = await page.evaluate(() => {
+      const model = (globalThis as unknown as Record<string, { dispose(): void; predictJson(s: string, q: unknown): Promise<string>; disposed: boolean }>)['model'];
+      const call = model?.predictJson('w5', { json: '{}' }).then(() => 'resolved', (e: { code: string }) => e.code);
+      model?.dispose();
+      return Promise.all([call, model?.disposed]);
+    });
+    expect(pending).toEqual(['disposed', true]);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => { timer = setTimeout(() => resolve('still running'), 5000); });
+    expect(await Promise.race([closed, late])).toBe('closed');
+    clearTimeout(timer);
+    const refused = await page.evaluate(async () => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      return load({ url: '/x/' }, { worker: true, fetch: () => Promise.reject(new Error('no')) }).catch((e: Error) => e.message);
+    });
+    expect(refused).toBe('load: options.fetch is a function, which cannot cross into the worker that options.worker starts; ' +
+      'leave it out, or load without options.worker');
+    expect(page.workers()).toHaveLength(0);
+    // An option the structured clone refuses is found only when posted: the worker it started ends.
+    const uncloneable = await page.evaluate(async () => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      return load({ url: '/x/' }, { worker: true, gpu: { requestAdapter() { return null; } } }).catch((e: Error & { code: string }) => `${e.code}: ${e.message}`);
+    });
+    expect(uncloneable).toMatch(/^invalid_request: load: the source or options cannot be sent to the worker that options.worker starts: /);
+    for (let waited = 0; page.workers().length > 0 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(page.workers()).toHaveLength(0);
+    await page.close();
+  });
+
+  test('a load aborted before it starts starts no worker; one aborted on its first progress event ends its worker', async () => {
+    const page = await openPage(plain);
+    const early = await page.evaluate(async ({ hubUrl }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      return load({ repo: 'org/tiny', hubUrl }, { worker: true, signal: AbortSignal.abort(), wasm: { moduleUrl: '/wasm/laya-core.js' } })
+        .then(() => 'resolved', (e: Error) => e.name);
+    }, { hubUrl: plain.origin });
+    expect(early).toBe('AbortError');
+    expect(page.workers()).toHaveLength(0);
+    const started = page.waitForEvent('worker');
+    const during = page.evaluate(async ({ hubUrl }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      const controller = new AbortController();
+      return load({ repo: 'org/tiny', hubUrl }, {
+        worker: true, signal: controller.signal, wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined,
+        onProgress: () => controller.abort(new Error('enough')),
+      }).then(() => 'resolved', (e: Error) => `${e.name}: ${e.message}`);
+    }, { hubUrl: plain.origin });
+    const worker = await started;
+    const closed = new Promise<void>((resolve) => worker.on('close', () => resolve()));
+    expect(await during).toBe('AbortError: laya-wasm load was aborted: enough');
+    await closed;
+    expect(page.workers()).toHaveLength(0);
+    await page.close();
+  });
+});

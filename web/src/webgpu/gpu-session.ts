@@ -1,0 +1,171 @@
+/// <reference types="@webgpu/types" />
+// The WebGPU backend as the model sees it. The C++ session keeps everything a request is (rows,
+// batching, shortlists, answers) and plans every bucket with the seed's planner; its weights were
+// never in wasm memory but streamed to GPU buffers. A call runs by replay
+// (cpp/session/outside_runs.h): the session's method runs, says which batches it waits for, the
+// GPU runs them, their outputs go back, and the method runs again until nothing is pending.
+import type { LayaSessionHandle } from '../core/laya-core.js';
+import { expectEmptyResult, parseSessionJson } from '../core/session-result.js';
+import { LayaError, throwIfAborted } from '../errors.js';
+import type { OpenedFile } from '../sources/checkpoint-source.js';
+import { readHeader } from '../weights-streamer.js';
+import { requestGpuDevice, type GpuDevice } from './gpu-device.js';
+import { GpuExecutor } from './gpu-executor.js';
+import { GpuWeights } from './gpu-weights.js';
+import type { GpuBatch, GpuModel, GpuOutputs, GpuProgram } from './program.js';
+
+type GraphName = 'decision' | 'embedding';
+
+/** A batch the session waits for, as outsidePending() lists it. */
+interface PendingBatch {
+  graph: GraphName;
+  index: number;
+  ids: number[];
+  seqStarts: number[];
+  markers: number[];
+  markerStarts: number[];
+  qtypes: number[];
+}
+
+/** Data-section bytes read per GPU write while loading: the only copy of the file JS ever holds. */
+const kUploadWindow = 4 << 20;
+
+/** A request that needs more rounds than this is a replay that does not converge: a bug. */
+const kMaxRounds = 16;
+
+export class GpuSession {
+  readonly gpu: GpuDevice;
+  private readonly session: LayaSessionHandle;
+  private readonly weights: GpuWeights;
+  private readonly executor: GpuExecutor;
+  private readonly programs = new Map<string, GpuProgram>();
+
+  constructor(session: LayaSessionHandle, gpu: GpuDevice, weights: GpuWeights) {
+    this.session = session;
+    this.gpu = gpu;
+    this.weights = weights;
+    this.executor = new GpuExecutor(gpu, weights, { ownsDevice: true });
+  }
+
+  /** Bytes the weights take on the GPU. */
+  get weightBytes(): number {
+    return this.weights.bytes;
+  }
+
+  /**
+   * `call` is a synchronous session method (predict, embed, forward, ...) returning its text; it is
+   * run until the session waits for no batch, each round's batches run on the GPU in between.
+   */
+  async run(call: () => string, what: string, signal?: AbortSignal): Promise<string> {
+    const session = this.session;
+    expectEmptyResult(required(session.outsideBeginRequest, 'outsideBeginRequest').call(session), what);
+    for (let round = 0; round < kMaxRounds; ++round) {
+      throwIfAborted(signal);
+      expectEmptyResult(required(session.outsideBeginReplay, 'outsideBeginReplay').call(session), what);
+      const result = call();
+      const pending = parseSessionJson<PendingBatch[]>(required(session.outsidePending, 'outsidePending').call(session), what);
+      if (pending.length === 0) return result;
+      for (const p of pending) {
+        throwIfAborted(signal);
+        const outputs = await this.runBatch(p);
+        expectEmptyResult(required(session.outsideSupply, 'outsideSupply').call(session, p.graph, p.index, outputs), what);
+      }
+    }
+    throw new LayaError('internal', `${what}: the request still waited for GPU batches after ${kMaxRounds} rounds`);
+  }
+
+  /** Destroys every GPU buffer and the device. Idempotent. */
+  destroy(): void {
+    this.executor.destroy();
+    this.weights.destroy();
+    this.gpu.destroy();
+  }
+
+  private async runBatch(p: PendingBatch): Promise<Float32Array> {
+    const batch: GpuBatch = {
+      ids: Int32Array.from(p.ids),
+      seqStarts: Int32Array.from(p.seqStarts),
+      markers: Int32Array.from(p.markers),
+      markerStarts: Int32Array.from(p.markerStarts),
+      qtypes: Int32Array.from(p.qtypes),
+    };
+    const program = this.program(p.graph, p.ids.length, p.qtypes.length, p.markers.length);
+    const out = await this.executor.run(program, batch);
+    return p.graph === 'decision' ? concat(need(out, 'logits', p), need(out, 'act', p)) : need(out, 'pooled', p);
+  }
+
+  /** The program for a batch's rows; C++ rounds them to a bucket, and the program is kept per bucket. */
+  private program(graph: GraphName, tokens: number, seqs: number, markers: number): GpuProgram {
+    const key = `${graph} ${tokens} ${seqs} ${markers}`;
+    const known = this.programs.get(key);
+    if (known !== undefined) return known;
+    const text = required(this.session.outsideProgram, 'outsideProgram').call(this.session, graph, tokens, seqs, markers);
+    const program = parseSessionJson<GpuProgram>(text, `${graph} program`);
+    this.programs.set(key, program);
+    return program;
+  }
+}
+
+/**
+ * The device for backend 'webgpu', or for 'auto' null with the reason when WebGPU cannot run here
+ * (no WebGPU, no adapter, limits below the kernels' needs).
+ */
+export async function chooseGpu(backend: 'webgpu' | 'auto', gpu: unknown): Promise<{ device: GpuDevice } | { device: null; why: string }> {
+  try {
+    return { device: await requestGpuDevice(gpu === undefined ? {} : { gpu: gpu as GPU }) };
+  } catch (error) {
+    if (backend === 'webgpu' || !(error instanceof LayaError)) throw error;
+    return { device: null, why: error.message };
+  }
+}
+
+/**
+ * Plans the model for the GPU from model.safetensors' header (C++ validates it as for wasm), then
+ * streams the data section to the tensors' GPU buffers window by window: the file is never whole in
+ * JavaScript or wasm memory.
+ */
+export async function loadWeightsToGpu(session: LayaSessionHandle, opened: OpenedFile, signal: AbortSignal | undefined,
+                                       gpu: GpuDevice): Promise<GpuSession> {
+  let weights: GpuWeights | null = null;
+  try {
+    const { header, size } = await readHeader(session, opened);
+    throwIfAborted(signal);
+    const model = parseSessionJson<GpuModel>(required(session.planOutside, 'planOutside').call(session, header, size),
+                                             `${opened.file} header`);
+    weights = await GpuWeights.create(gpu, model);
+    const window = new Uint8Array(Math.min(kUploadWindow, Math.max(1, model.dataLength)));
+    for (let at = 0; at < model.dataLength; at += window.byteLength) {
+      throwIfAborted(signal);
+      const n = Math.min(window.byteLength, model.dataLength - at);
+      await opened.reader.readInto(() => window, 0, n);
+      weights.write(at, window.subarray(0, n));
+    }
+    await opened.reader.expectEnd();
+    await weights.finish();
+    const loaded = new GpuSession(session, gpu, weights);
+    weights = null;
+    return loaded;
+  } catch (error) {
+    weights?.destroy();
+    gpu.destroy();
+    throw error;
+  }
+}
+
+function required<F>(method: F | undefined, name: string): F {
+  if (method === undefined) throw new LayaError('internal', `backend 'webgpu' needs a wasm module with ${name}`);
+  return method;
+}
+
+function need(out: GpuOutputs, key: keyof GpuOutputs, p: PendingBatch): Float32Array {
+  const v = out[key];
+  if (v === undefined) throw new LayaError('internal', `the GPU's ${p.graph} program has no ${key} output`);
+  return v;
+}
+
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

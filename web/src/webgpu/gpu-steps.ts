@@ -1,0 +1,108 @@
+/// <reference types="@webgpu/types" />
+// Each GpuStep to its kernel plan (kernels/*.ts), after checking that the weights it names have the
+// shapes the step implies: a mismatch is a bug in the program's lowering, named with the step.
+import { LayaError } from '../errors.js';
+import type { GpuTensor } from './gpu-weights.js';
+import { planAttention } from './kernels/attention.js';
+import { planAddType, planEmbed } from './kernels/embed.js';
+import { planGemm } from './kernels/gemm.js';
+import { planGeGlu } from './kernels/geglu.js';
+import { planLayerNorm } from './kernels/layer-norm.js';
+import { planActFeatures, planGatherMarkers } from './kernels/markers.js';
+import { planMeanPool } from './kernels/mean-pool.js';
+import { planRope } from './kernels/rope.js';
+import type { StepPlan } from './kernels/wgsl-common.js';
+import type { GpuProgram, GpuRows, GpuStep } from './program.js';
+
+export interface StepResources {
+  weight(index: number): GpuTensor;
+  /** RoPE's cos / sin table for `theta`, covering the program's bucket. */
+  ropeTable(theta: number): GPUBuffer;
+}
+
+function describeShape(shape: number[]): string {
+  return `[${shape.join(', ')}]`;
+}
+
+/** The weight `index` as step `where` uses it, checked to have `shape` (a lookup table: any row count). */
+function shaped(res: StepResources, where: string, role: string, index: number, shape: Array<number | 'any'>): GpuTensor {
+  const t = res.weight(index);
+  const fits = t.weight.shape.length === shape.length && shape.every((d, i) => d === 'any' || d === t.weight.shape[i]);
+  if (!fits) {
+    const want = shape.map((d) => (d === 'any' ? 'rows' : String(d))).join(', ');
+    throw new LayaError('internal', `${where}: ${role} '${t.weight.name}' has shape ${describeShape(t.weight.shape)}, expected [${want}]`);
+  }
+  if (t.weight.dtype === 'I8' && shape.length !== 2) {
+    throw new LayaError('internal', `${where}: ${role} '${t.weight.name}' is I8 but not a matrix`);
+  }
+  return t;
+}
+
+/** The arena ranges [offset, floats) a step touches for a bucket's rows. */
+function arenaRanges(step: GpuStep, bucket: GpuProgram['bucket']): Array<[string, number, number]> {
+  const rows = (kind: GpuRows) => bucket[kind];
+  const t = bucket.tokens;
+  switch (step.op) {
+    case 'embed': return [['out', step.out, t * step.width]];
+    case 'layer_norm': return [['x', step.x, rows(step.rows) * step.width], ['out', step.out, rows(step.rows) * step.width]];
+    case 'gemm': return [['a', step.a, rows(step.rows) * step.k], ['out', step.out, rows(step.rows) * step.n]];
+    case 'rope': return [['qkv', step.qkv, t * 3 * step.heads * 64]];
+    case 'attention': return [['qkv', step.qkv, t * 3 * step.heads * 64], ['out', step.out, t * step.heads * 64]];
+    case 'geglu': return [['x', step.x, rows(step.rows) * 2 * step.n], ['out', step.out, rows(step.rows) * step.n]];
+    case 'add_type': return [['h', step.h, t * step.width]];
+    case 'gather_markers': return [['h', step.h, t * step.width], ['out', step.out, bucket.markers * step.width]];
+    case 'act_features':
+      return [['h', step.h, t * step.width], ['logits', step.logits, bucket.markers], ['out', step.out, bucket.seqs * (step.width + 4)]];
+    case 'mean_pool': return [['h', step.h, t * step.width], ['out', step.out, bucket.seqs * step.width]];
+    default: return [];
+  }
+}
+
+/**
+ * Checks every value step `index` touches lies inside the arena for the program's bucket: a kernel
+ * writing past it would be clamped by WebGPU, silently, so a lowering bug is caught here instead.
+ */
+export function checkStepInArena(step: GpuStep, index: number, program: GpuProgram): void {
+  for (const [role, offset, floats] of arenaRanges(step, program.bucket)) {
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + floats > program.arenaFloats) {
+      throw new LayaError(
+        'internal',
+        `GPU step ${index} (${step.op}): ${role} at floats [${offset}, ${offset + floats}) lies outside the arena of ${program.arenaFloats} floats`,
+      );
+    }
+  }
+}
+
+export function planStep(step: GpuStep, index: number, res: StepResources): StepPlan {
+  const where = `GPU step ${index} (${step.op})`;
+  // Every weight a step names other than a GEMM's matrix is a table [rows, width] or a vector.
+  const weight = (role: string, shape: Array<number | 'any'>) => (i: number) => shaped(res, where, `${role} (weight ${i})`, i, shape);
+  switch (step.op) {
+    case 'embed':
+      return planEmbed(step, weight('table', ['any', step.width]));
+    case 'layer_norm':
+      return planLayerNorm(step, weight('w or b', [step.width]));
+    case 'gemm': {
+      const w = shaped(res, where, 'w', step.w, [step.n, step.k]);
+      return planGemm(step, (i) => (i === step.w ? w : shaped(res, where, 'bias', i, [step.n])));
+    }
+    case 'rope':
+      return planRope(step, res.ropeTable(step.theta));
+    case 'attention':
+      return planAttention(step);
+    case 'geglu':
+      return planGeGlu(step);
+    case 'add_type':
+      return planAddType(step, weight('table', ['any', step.width]));
+    case 'gather_markers':
+      return planGatherMarkers(step);
+    case 'act_features':
+      return planActFeatures(step);
+    case 'mean_pool':
+      return planMeanPool(step);
+    default: {
+      const unknown: never = step;
+      throw new LayaError('internal', `${where}: no WebGPU kernel for op '${(unknown as { op: string }).op}'`);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// The package's own worker (a module Worker started by worker-model.ts): loads one checkpoint with
+// the browser runtime and answers the calls of its WorkerModel in the order they come
+// (protocol.ts). Each call runs with its abort word watched by the engine (abort-words.ts), so an
+// abort from the page stops a forward pass before its next step.
+import { browserRuntime } from '../browser/browser-runtime.js';
+import { LayaError } from '../errors.js';
+import { loadModelWith } from '../load.js';
+import type { LayaModel } from '../model.js';
+import { predictShortlistJson } from '../shortlist.js';
+import { abortWordIndex, isMarkedAborted } from './abort-words.js';
+import { crossingError, packForward } from './crossing.js';
+import type { FromWorker, ModelState, PackedForward, ToWorker } from './protocol.js';
+
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+let model: LayaModel | null = null;
+let abortWords: Int32Array | null = null;
+const loadAbort = new AbortController();
+/** Calls the page gave up on before they started (told by message). */
+const skipped = new Set<number>();
+// One call at a time, in order: a session answers one call at a time.
+let queue: Promise<void> = Promise.resolve();
+
+scope.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === 'abort') {
+    // Read at once, not queued: a load in progress stops downloading, a queued call is skipped.
+    if (message.id === 0) loadAbort.abort(new DOMException('laya-wasm load was aborted', 'AbortError'));
+    else skipped.add(message.id);
+    return;
+  }
+  queue = queue.then(() => (message.type === 'load' ? runLoad(message) : runCall(message)));
+};
+
+async function runLoad(message: ToWorker & { type: 'load' }): Promise<void> {
+  abortWords = message.abortWords;
+  try {
+    const loaded = await loadModelWith(browserRuntime, message.source, {
+      ...message.options,
+      signal: loadAbort.signal,
+      onProgress: (event) => scope.postMessage({ type: 'progress', id: 0, event }),
+      onWarning: (text) => scope.postMessage({ type: 'warning', id: 0, message: text }),
+    });
+    model = loaded;
+    scope.postMessage({
+      type: 'loaded', id: 0,
+      loaded: {
+        config: loaded.config, warnings: [...loaded.warnings], simd: loaded.simd, threads: loaded.threads, ...stateOf(loaded),
+        ...backendOf(loaded),
+      },
+    });
+  } catch (error) {
+    scope.postMessage({ type: 'error', id: 0, error: crossingError(error) });
+  }
+}
+
+async function runCall(message: ToWorker & { type: 'call' }): Promise<void> {
+  const { id } = message;
+  const wasSkipped = skipped.has(id);
+  // Calls run in id order: an abort that came for a call already answered is stale now.
+  for (const old of skipped) if (old <= id) skipped.delete(old);
+  if (wasSkipped || (abortWords !== null && isMarkedAborted(abortWords, id))) {
+    // The page has rejected this call already; it never reaches the engine.
+    return;
+  }
+  try {
+    if (model === null) throw new LayaError('internal', `${message.method}: the worker has no model loaded`);
+    if (abortWords !== null) model.watchAbort(abortWords, abortWordIndex(id), id);
+    const { value, transfer } = await run(model, message);
+    scope.postMessage({ type: 'result', id, value, state: stateOf(model) }, transfer);
+  } catch (error) {
+    scope.postMessage({ type: 'error', id, error: crossingError(error) });
+  } finally {
+    if (abortWords !== null) model?.watchAbort(null);
+  }
+}
+
+type Call = ToWorker & { type: 'call' };
+
+/** One call on the model; typed arrays in the answer are transferred, not copied. */
+async function run(m: LayaModel, call: Call): Promise<{ value: string | Float32Array[] | PackedForward | null; transfer: Transferable[] }> {
+  const text = (value: string): { value: string; transfer: Transferable[] } => ({ value, transfer: [] });
+  const state = (s: { text: string; isJson: boolean }): unknown => (s.isJson ? { json: s.text } : s.text);
+  const options = call.method === 'setProfiling' ? undefined : (call.options as never);
+  switch (call.method) {
+    case 'predictJson':
+      return text(await m.predictJson(state(call.state), { json: call.questions }, options));
+    case 'prepareJson':
+      return text(await m.prepareJson(state(call.state), { json: call.questions }, options));
+    case 'answerJson':
+      return text(await m.answerJson(state(call.state), { json: call.questions }, { json: call.outputs }, options));
+    case 'predictShortlistJson':
+      return text(await predictShortlistJson(m, state(call.state), { json: call.questions }, options));
+    case 'embed': {
+      const rows = await m.embed(call.texts as string[], options);
+      return { value: rows, transfer: rows.map((row) => row.buffer) };
+    }
+    case 'embedJson':
+      return text(await m.embedJson(call.texts as string[], options));
+    case 'forward': {
+      const packed = packForward(await m.forward({ json: call.inputs }, options));
+      return { value: packed, transfer: [packed.floats.buffer] };
+    }
+    case 'forwardJson':
+      return text(await m.forwardJson({ json: call.inputs }, options));
+    case 'setProfiling':
+      m.setProfiling(call.on);
+      return { value: null, transfer: [] };
+  }
+}
+
+/** The model's backend where it reports one (read generically: the field is newer than this file). */
+function backendOf(m: LayaModel): { backend?: string } {
+  const backend = (m as { backend?: unknown }).backend;
+  return typeof backend === 'string' ? { backend } : {};
+}
+
+function stateOf(m: LayaModel): ModelState {
+  return { memory: m.memory(), profile: m.profile() };
+}

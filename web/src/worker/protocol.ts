@@ -1,0 +1,81 @@
+// The messages between a model loaded with `{ worker: true }` (worker-model.ts, on the caller's
+// thread) and the package's worker (laya-worker.ts). Calls run in the worker one at a time in the
+// order sent; every message carries the id of the call it belongs to (the load is call 0).
+import type { LayaConfigSummary } from '../config-summary.js';
+import type { SimdVariant } from '../core/simd.js';
+import type { LoadOptions, LoadProgressEvent, WasmOptions } from '../options.js';
+import type { MemoryReport, StepProfile } from '../request.js';
+import type { CheckpointSource } from '../sources/checkpoint-source.js';
+
+/** The LoadOptions that can cross into a worker: no functions, URLs as absolute href strings. */
+export type WorkerLoadOptions = Omit<LoadOptions, 'onProgress' | 'onWarning' | 'signal' | 'worker' | 'fetch' | 'wasm'> & {
+  wasm: Omit<WasmOptions, 'factory' | 'validate'>;
+};
+
+/** The methods a call message may name: LayaModel's, each taking the arguments listed. */
+export type WorkerCall =
+  | { method: 'predictJson' | 'prepareJson'; state: EncodedStateArg; questions: string; options: unknown }
+  | { method: 'answerJson'; state: EncodedStateArg; questions: string; outputs: string; options: unknown }
+  | { method: 'predictShortlistJson'; state: EncodedStateArg; questions: string; options: unknown }
+  | { method: 'embed' | 'embedJson'; texts: unknown; options: unknown }
+  | { method: 'forward' | 'forwardJson'; inputs: string; options: unknown }
+  | { method: 'setProfiling'; on: boolean };
+
+/** A state as the engine reads it: text, or JSON text kept as written. */
+export interface EncodedStateArg {
+  text: string;
+  isJson: boolean;
+}
+
+export type ToWorker =
+  | {
+    type: 'load'; id: 0; source: CheckpointSource; options: WorkerLoadOptions;
+    /** The abort words (abort-words.ts), or null where SharedArrayBuffer is missing. */
+    abortWords: Int32Array | null;
+  }
+  | ({ type: 'call'; id: number } & WorkerCall)
+  /** The caller gave up on call `id`: skip it if it has not started; a load stops downloading. */
+  | { type: 'abort'; id: number };
+
+/** An error as it crosses: rebuilt on the caller's side as the same LayaError or AbortError. */
+export interface CrossingError {
+  name: string;
+  code?: string;
+  message: string;
+  file?: string;
+  url?: string;
+  status?: number;
+}
+
+/** What the worker's model looks like from outside, sent after the load and after every call. */
+export interface ModelState {
+  memory: MemoryReport;
+  profile: StepProfile;
+}
+
+export interface Loaded extends ModelState {
+  config: LayaConfigSummary;
+  warnings: string[];
+  simd: SimdVariant;
+  threads: number;
+  /** Where the worker's model runs its forward passes (LayaModel.backend, where the model has it). */
+  backend?: string;
+}
+
+/**
+ * A forward pass's outputs as one Float32Array (transferred, not copied) and where each list ends:
+ * each decision's logits then act, then each embedding's pooled row.
+ */
+export interface PackedForward {
+  floats: Float32Array;
+  logits: number[];
+  act: number[];
+  pooled: number[];
+}
+
+export type FromWorker =
+  | { type: 'progress'; id: 0; event: LoadProgressEvent }
+  | { type: 'warning'; id: 0; message: string }
+  | { type: 'loaded'; id: 0; loaded: Loaded }
+  | { type: 'result'; id: number; value: string | Float32Array[] | PackedForward | null; state: ModelState }
+  | { type: 'error'; id: number; error: CrossingError };
