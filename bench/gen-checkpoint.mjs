@@ -14,6 +14,10 @@ const kEnglish = fileURLToPath(new URL('../tests/data/fixtures/upstream/english'
 export const kShapes = {
   'english-f16': { d: 1024, layers: 28, heads: 16, inter: 2624, vocab: 50368, headLayers: 2, acts: 1 },
   'base-f16': { d: 768, layers: 22, heads: 12, inter: 1152, vocab: 50368, headLayers: 2, acts: 1 },
+  // For CPU emulations of a GPU (SwiftShader runs WebGPU at ~0.1 GFLOP/s): proves the GPU path runs.
+  'small-f16': { d: 128, layers: 4, heads: 2, inter: 256, vocab: 50368, headLayers: 2, acts: 1 },
+  // For bench/webgpu-memory.mjs: 0.19 GB, large enough for RSS ratios, quick to load.
+  'mem-f16': { d: 512, layers: 24, heads: 8, inter: 1024, vocab: 50368, headLayers: 2, acts: 1 },
 };
 
 /** Every tensor of laya-spec §1.5 in module order: [name, shape, kind], kind = 'w' (fan-in scaled), 'norm', 'bias', 'f32one'. */

@@ -14,6 +14,16 @@
 // the same file loaded with { weights: 'q8' } (quantized while it streams), reported against laya.
 // With several thread counts each runs both engines; times are process CPU time with 1 thread and
 // wall time with more (CPU time then counts every thread).
+//
+// Issue 12, --backend webgpu: laya-wasm on the GPU through WebGPU (Node's optional `webgpu` package,
+// Dawn) beside the wasm engine on the same checkpoint: ms per question (wall), GEMM time and
+// TFLOP/s by step kind (the GPU's timestamp queries, model.setProfiling), load time, the adapter's
+// name, and the largest logit / act difference from wasm. The adapter is the environment's (a real
+// GPU's Vulkan driver, or what VK_ICD_FILENAMES names); only when there is none and VK_ICD_FILENAMES
+// is unset does it use Debian Chromium's SwiftShader, a CPU emulation whose numbers only prove the
+// path runs (bench/webgpu-adapter.mjs). On a CPU emulation the defaults shrink to
+// --models small-f16 --lengths 64,128 --runs 1 (any of them given on the command line wins).
+// Usage: node bench/speed-bench.mjs --backend webgpu [--engines laya-webgpu,laya] [--models ...] [--lengths ...] [--runs N]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,20 +31,31 @@ import { fileURLToPath } from 'node:url';
 import { generateCheckpoint, kShapes } from './gen-checkpoint.mjs';
 import { machineLines, median } from './machine.mjs';
 import { questionFlops } from './workload.mjs';
+import { adapterLines, chooseWebGpuEnv } from './webgpu-adapter.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const args = process.argv.slice(2);
 const flag = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
-const runs = Number(flag('--runs', '2'));
+const backend = flag('--backend', 'wasm');
+if (backend !== 'wasm' && backend !== 'webgpu') { console.error(`--backend must be wasm or webgpu, got ${backend}`); process.exit(2); }
+// --backend webgpu: which adapter the children get (and the environment that gives it).
+const gpuChoice = backend === 'webgpu' ? chooseWebGpuEnv() : null;
+const emulated = gpuChoice?.adapter?.emulated === true;
+const runs = Number(flag('--runs', emulated ? '1' : '2'));
 const threadCounts = flag('--threads', '1').split(',').map(Number);
-const lengths = flag('--lengths', '64,128,256,512');
-const models = flag('--models', 'base-f16,english-f16').split(',');
-const engines = flag('--engines', 'laya,laya-relaxed,laya-q8,ort').split(',');
-const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8'];
+const lengths = flag('--lengths', emulated ? '64,128' : '64,128,256,512');
+const models = flag('--models', emulated ? 'small-f16' : 'base-f16,english-f16').split(',');
+const engines = flag('--engines', backend === 'webgpu' ? 'laya-webgpu,laya' : 'laya,laya-relaxed,laya-q8,ort').split(',');
+const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8', 'laya-webgpu'];
 const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
 
 for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
+if (gpuChoice !== null) {
+  for (const line of adapterLines(gpuChoice)) console.log(line);
+  if (gpuChoice.adapter === null && engines.includes('laya-webgpu')) process.exit(1);
+  if (emulated) console.log('*** On this CPU emulation the defaults are --models small-f16 --lengths 64,128 --runs 1 (an English-size model would take hours).');
+}
 console.log(`settings: runs ${runs} (median, after one warm-up), threads ${threadCounts.join(', ')}, lengths ${lengths}, models ${models.join(', ')}`);
 
 // The GEMM ceilings (scripts/bench-gemm-ceiling.sh), if built: GF/s of an ideal 4x8 wasm SIMD kernel
@@ -53,13 +74,13 @@ for (const [kind, file, flags] of [['plain', 'gemm-ceiling.cjs', []], ['relaxed'
   if (m) ceilings[kind] = Number(m[1]);
   console.log(`GEMM ceiling (${kind} wasm SIMD 4x8 f32 register tile, L1-resident): ${ceilings[kind]?.toFixed(2)} GF/s`);
 }
-const ceilingOf = (engine) => ceilings[engine === 'laya-relaxed' ? 'relaxed' : 'plain'] ?? null;
+const ceilingOf = (engine) => (engine === 'laya-webgpu' ? null : ceilings[engine === 'laya-relaxed' ? 'relaxed' : 'plain'] ?? null);
 
 function child(engine, dir, onnx, threads) {
   return new Promise((resolve, reject) => {
     const flags = engine === 'laya-relaxed' ? [kRelaxedFlag] : [];
     const p = spawn(process.execPath, [...flags, '--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
-      { stdio: ['ignore', 'pipe', 'inherit'] });
+      { stdio: ['ignore', 'pipe', 'inherit'], env: engine === 'laya-webgpu' ? gpuChoice.env : process.env });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
     p.on('exit', (code) => {
@@ -90,7 +111,7 @@ for (const name of models) {
     }
     report(shape, res, threads);
   }
-  for (const engine of kLayaEngines.filter((e) => threadCounts.length > 1 && engines.includes(e))) {
+  for (const engine of kLayaEngines.filter((e) => threadCounts.length > 1 && e !== 'laya-webgpu' && engines.includes(e))) {
     const [a, b] = [threadCounts[0], threadCounts.at(-1)];
     const ra = byThreads[a][engine], rb = byThreads[b][engine];
     if (ra && rb) {
@@ -101,13 +122,19 @@ for (const name of models) {
 }
 
 // A run's median time at length L: CPU time with one thread (what the engine itself spent on a
-// shared machine), wall time with more.
-function time(r, L, threads) { return threads > 1 ? median(r.perLength[L]) : median(r.perLengthCpu[L]); }
+// shared machine), wall time with more, and always wall time on the GPU (r.wallClock).
+function time(r, L, threads) { return threads > 1 || r.wallClock ? median(r.perLength[L]) : median(r.perLengthCpu[L]); }
+function fmtMs(ms) { return ms >= 100 ? ms.toFixed(0) : ms.toPrecision(3); }
+function fmtRatio(x) { return x >= 0.1 ? x.toFixed(2) : x.toPrecision(2); }
+function clockOf(r, threads) { return threads > 1 || r.wallClock ? 'wall' : 'cpu'; }
+function callTime(r, threads) { return clockOf(r, threads) === 'wall' ? median(r.callMs) : median(r.callCpuMs); }
+function clocks(a, b, threads) { return clockOf(a, threads) === clockOf(b, threads) ? clockOf(a, threads) : `${clockOf(a, threads)} / ${clockOf(b, threads)}`; }
 
 function report(shape, res, threads) {
   const clock = threads > 1 ? 'wall' : 'cpu';
-  console.log(`  -- ${threads} thread${threads > 1 ? 's' : ''} (times: ${clock})`);
+  console.log(`  -- ${threads} thread${threads > 1 ? 's' : ''} (times: ${clock}${engines.includes('laya-webgpu') ? '; laya-webgpu: wall' : ''})`);
   const row = (label, r, ceiling) => {
+    const clock = clockOf(r, threads);
     const parts = [];
     for (const L of lengths.split(',').map(Number)) {
       const cpu = time(r, L, threads), wall = median(r.perLength[L]);
@@ -120,25 +147,40 @@ function report(shape, res, threads) {
     const r = res[engine];
     if (!r) continue;
     const ceiling = ceilingOf(engine);
-    console.log(`  [${engine} ${r.version}${r.simd ? `, ${r.simd}-SIMD module` : ''}${ceiling ? `; % of the ${engine === 'laya-relaxed' ? 'relaxed' : 'plain'} ceiling` : ''}]`);
+    const clock = clockOf(r, threads);
+    const where = r.adapter ? `, backend ${r.backend} on ${r.adapter.name}${r.adapter.emulated ? ' (CPU emulation: proves it runs, not GPU speed)' : ''}; times: wall` : '';
+    console.log(`  [${engine} ${r.version}${r.simd ? `, ${r.simd}-SIMD module` : ''}${where}${ceiling ? `; % of the ${engine === 'laya-relaxed' ? 'relaxed' : 'plain'} ceiling` : ''}]`);
     row('per question', r, ceiling);
-    const callCpu = threads > 1 ? median(r.callMs) : median(r.callCpuMs), callWall = median(r.callMs);
+    const callCpu = clock === 'wall' ? median(r.callMs) : median(r.callCpuMs), callWall = median(r.callMs);
     const callGf = (questionFlops(shape, r.callLength) * r.callQuestions) / (callCpu / 1000) / 1e9;
     console.log(`  ${'call of 3 x 128'.padEnd(18)} ${callCpu.toFixed(0)} ms ${clock} (${callWall.toFixed(0)} wall) = ${(callCpu / r.callQuestions).toFixed(0)} ms/question, ${(r.callQuestions * r.callLength / (callCpu / 1000)).toFixed(0)} tok/s, ${callGf.toFixed(2)} GF/s`);
     console.log(`  ${'load'.padEnd(18)} ${r.loadSeconds.toFixed(2)} s wall; load to first answer (128 tokens) ${r.firstAnswerSeconds.toFixed(2)} s wall`);
-    const mem = r.memory ? `; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena ${(r.memory.arenaBytes / 1e6).toFixed(1)} MB, scratch ${(r.memory.scratchBytes / 1e6).toFixed(1)} MB)` : '';
+    const gpuMem = r.memory?.gpuWeightsBytes !== undefined ? `; GPU buffers of the weights ${(r.memory.gpuWeightsBytes / 1e9).toFixed(3)} GB` : '';
+    const mem = r.memory ? `${gpuMem}; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena ${(r.memory.arenaBytes / 1e6).toFixed(1)} MB, scratch ${(r.memory.scratchBytes / 1e6).toFixed(1)} MB)` : '';
     console.log(`  ${'peak memory'.padEnd(18)} RSS ${(r.peakRss / 1e9).toFixed(3)} GB${mem}`);
     if (!r.profiles || Object.keys(r.profiles).length === 0) {
       console.log(`  ${'time by step kind'.padEnd(18)} not collected (onnxruntime-web has no per-op timer here)`);
     }
     for (const [L, p] of Object.entries(r.profiles ?? {})) {
       // One extra run per length with the engine's per-step timer on (model.setProfiling).
+      // On the GPU: the GPU's own timestamps around each step's pass (or one gpu_batches entry, the
+      // batches' wall time, where the adapter has no timestamp-query), GF/s and TFLOP/s.
       const total = p.steps.reduce((a, s) => a + s.ms, 0);
       const kinds = [...p.steps].sort((a, b) => b.ms - a.ms).map((s) => {
-        const gf = s.gflop > 0 ? `, ${(s.gflop / (s.ms / 1000)).toFixed(1)} GF/s${ceiling ? ` = ${((s.gflop / (s.ms / 1000) / ceiling) * 100).toFixed(0)}%` : ''}` : '';
-        return `${s.kind} ${s.ms.toFixed(0)} ms (${((s.ms / total) * 100).toFixed(1)}%${gf})`;
+        const rate = s.gflop / (s.ms / 1000);
+        const tf = r.wallClock ? ` = ${(rate / 1000).toPrecision(3)} TFLOP/s` : '';
+        const gf = s.gflop > 0 ? `, ${r.wallClock ? rate.toPrecision(3) : rate.toFixed(1)} GF/s${tf}${ceiling ? ` = ${((rate / ceiling) * 100).toFixed(0)}%` : ''}` : '';
+        return `${s.kind} ${r.wallClock ? fmtMs(s.ms) : s.ms.toFixed(0)} ms (${((s.ms / total) * 100).toFixed(1)}%${gf})`;
       });
-      console.log(`  ${(L === String(lengths.split(',')[0]) ? 'time by step kind' : '').padEnd(18)} ${L}: ${kinds.join(', ')}`);
+      const label = L === String(lengths.split(',')[0]) ? (r.wallClock ? 'GPU time by step' : 'time by step kind') : '';
+      console.log(`  ${label.padEnd(18)} ${L}: ${kinds.join(', ')}`);
+    }
+    if (r.wallClock) {
+      const gemm = Object.entries(r.profiles ?? {}).map(([L, p]) => {
+        const g = p.steps.find((x) => x.kind === 'gemm');
+        return g ? `${L}: ${fmtMs(g.ms)} ms for ${g.gflop.toPrecision(3)} GFLOP = ${(g.gflop / g.ms).toPrecision(3)} TFLOP/s` : `${L}: no per-step GPU timestamps (adapter lacks timestamp-query)`;
+      });
+      console.log(`  ${'GEMM (GPU stamps)'.padEnd(18)} ${gemm.join(' | ')}`);
     }
   }
   const diff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
@@ -146,14 +188,15 @@ function report(shape, res, threads) {
     const laya = res[engine];
     if (!laya || !res.ort) continue;
     const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.ort, L, threads) / time(laya, L, threads)).toFixed(2)}x`);
-    const call = threads > 1 ? median(res.ort.callMs) / median(laya.callMs) : median(res.ort.callCpuMs) / median(laya.callCpuMs);
-    console.log(`  ratio ORT / ${engine} ${clock} time (>1: ${engine} faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / laya.firstAnswerSeconds).toFixed(2)}x`);
+    const call = callTime(res.ort, threads) / callTime(laya, threads);
+    console.log(`  ratio ORT / ${engine} ${clocks(res.ort, laya, threads)} time (>1: ${engine} faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / laya.firstAnswerSeconds).toFixed(2)}x`);
     console.log(`  parity ${engine} vs ORT (128-token question): logits max rel diff ${diff(laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(laya.parity.act, res.ort.parity.act).toExponential(2)}`);
   }
-  for (const [engine, what] of [['laya-relaxed', 'relaxed'], ['laya-q8', 'q8']]) {
+  for (const [engine, what] of [['laya-relaxed', 'relaxed'], ['laya-q8', 'q8'], ['laya-webgpu', 'webgpu']]) {
     if (!res.laya || !res[engine]) continue;
-    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${(time(res.laya, L, threads) / time(res[engine], L, threads)).toFixed(2)}x`);
-    console.log(`  ratio laya / ${engine} ${clock} time (>1: ${what} faster): ${ratios.join(', ')}`);
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${fmtRatio(time(res.laya, L, threads) / time(res[engine], L, threads))}x`);
+    const call = engine === 'laya-webgpu' ? `, call ${fmtRatio(callTime(res.laya, threads) / callTime(res[engine], threads))}x; load (wall) ${fmtRatio(res.laya.loadSeconds / res[engine].loadSeconds)}x` : '';
+    console.log(`  ratio laya / ${engine} ${clocks(res.laya, res[engine], threads)} time (>1: ${what} faster): ${ratios.join(', ')}${call}`);
     console.log(`  parity ${engine} vs laya (128-token question): logits max rel diff ${diff(res[engine].parity.logits, res.laya.parity.logits).toExponential(2)}, act ${diff(res[engine].parity.act, res.laya.parity.act).toExponential(2)}`);
   }
 }

@@ -6,11 +6,14 @@
 // laya runs the plain-SIMD module, laya-relaxed the relaxed-SIMD one (the parent passes Node 20
 // --experimental-wasm-relaxed-simd for it); the JSON line says which ran ("simd"). laya-q8 is the
 // plain-SIMD module loading the same F16 file with { weights: 'q8' } (issue 14: q8 weights, f32
-// compute).
+// compute). laya-webgpu loads it with { backend: 'webgpu' } through the `webgpu` package (the parent
+// chooses the Vulkan driver through the environment, bench/webgpu-adapter.mjs); its times are wall
+// time (the work runs on the GPU, or on SwiftShader's threads), and its JSON line names the adapter.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { question } from './workload.mjs';
+import { adapterName, isCpuEmulation, recordingGpu } from './webgpu-adapter.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [engine, dir, onnxPath, runsText, threadsText, lengthsText] = process.argv.slice(2);
@@ -18,14 +21,26 @@ const runs = Number(runsText), threads = Number(threadsText);
 const lengths = lengthsText.split(',').map(Number);
 const kCallLength = 128, kCallQuestions = 3;
 
-let runOne, runCall, memory = () => null, profiled = null, version = '', simd;
+let runOne, runCall, memory = () => null, profiled = null, version = '', simd, backend, adapter;
+const gpuEngine = engine === 'laya-webgpu';
 const t0 = performance.now();
-if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8') {
+if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8' || gpuEngine) {
   const { load } = await import(path.join(root, 'dist/index.node.js'));
+  let gpuOptions = {};
+  const seen = {};
+  if (gpuEngine) {
+    // The package's own GPU, wrapped to learn which adapter load() gets (globals as laya-wasm sets them).
+    const webgpu = await import('webgpu');
+    Object.assign(globalThis, webgpu.globals);
+    gpuOptions = { backend: 'webgpu', gpu: recordingGpu(webgpu.create([]), seen) };
+  }
   const model = await load({ directory: dir }, {
     onWarning: (w) => console.error(w), threads, simd: engine === 'laya-relaxed' ? 'relaxed' : 'plain',
-    ...(engine === 'laya-q8' ? { weights: 'q8' } : {}) });
+    ...(engine === 'laya-q8' ? { weights: 'q8' } : {}), ...gpuOptions });
   simd = model.simd;
+  backend = model.backend;
+  if (gpuEngine && backend !== 'webgpu') throw new Error(`asked for backend 'webgpu', the model runs on ${backend}`);
+  if (gpuEngine) adapter = { name: adapterName(seen.info), emulated: isCpuEmulation(seen.info) };
   const toOut = (r) => r.expected.map((e) => ({ logits: e.logits, act: e.act }));
   runOne = async (q) => toOut(await model.forward({ inputs: [q] }))[0];
   runCall = async (qs) => toOut(await model.forward({ inputs: qs }));
@@ -75,7 +90,8 @@ async function timed(fn) {
 async function settle(q) {
   for (let i = 0; i < 8; ++i) {
     const t = await timed(() => runOne(q));
-    if (threads > 1 || t.cpu <= 1.05 * t.wall) return;
+    // On the GPU the CPU time is not the engine's compute (SwiftShader's threads count in it): one warm-up.
+    if (threads > 1 || gpuEngine || t.cpu <= 1.05 * t.wall) return;
   }
 }
 const perLength = {}, perLengthCpu = {}, profiles = {};
@@ -93,7 +109,9 @@ await runCall(callQuestions);
 const callT = [];
 for (let i = 0; i < runs; ++i) callT.push(await timed(() => runCall(callQuestions)));
 const callMs = callT.map((x) => x.wall), callCpuMs = callT.map((x) => x.cpu);
-console.log(JSON.stringify({
-  engine, version, simd, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, profiles, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
+const line = JSON.stringify({
+  engine, version, simd, backend, adapter, wallClock: gpuEngine, loadSeconds, firstAnswerSeconds, perLength, perLengthCpu, profiles, callMs, callCpuMs, callLength: kCallLength, callQuestions: kCallQuestions,
   parity: first, peakRss: process.resourceUsage().maxRSS * 1024, memory: memory(),
-}));
+});
+// Dawn's instance keeps the event loop alive: exit once the line is written.
+process.stdout.write(line + '\n', () => process.exit(0));

@@ -5,19 +5,22 @@
 #   --check      serve on a free port, answer a sample request in headless Chromium, print it, exit
 #   --isolated   send COOP/COEP headers (crossOriginIsolated, what a threaded build needs)
 #   --port N     another port;  --no-build  serve what is already built
+#   --backend B  with --check: the page's backend, wasm (default), webgpu or auto (WebGPU on SwiftShader here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 check=0
 build=1
 serve_args=()
+check_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=1 ;;
     --no-build) build=0 ;;
     --isolated) serve_args+=(--isolated) ;;
     --port) serve_args+=(--port "$2"); shift ;;
-    *) echo "demo: unknown option $1 (--check, --isolated, --port N, --no-build)" >&2; exit 2 ;;
+    --backend) check_args+=(--backend "$2"); shift ;;
+    *) echo "demo: unknown option $1 (--check, --isolated, --port N, --no-build, --backend B)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -30,6 +33,6 @@ if [ "$build" = 1 ]; then
 fi
 
 if [ "$check" = 1 ]; then
-  exec node scripts/demo-check.mjs "${serve_args[@]}"
+  exec node scripts/demo-check.mjs "${serve_args[@]}" "${check_args[@]}"
 fi
 exec node scripts/serve-demo.mjs "${serve_args[@]}"

@@ -146,6 +146,11 @@ class LayaSession {
     };
     return json_or_error(run(), [](const std::string& s) { return s; });
   }
+  // A 1-D weight's bytes as the outside backend received them, checked finite as binding does.
+  std::string outside_check_vector(double index, std::string bytes) {
+    if (!(index >= 0) || std::floor(index) != index) return wire::error(invalid_request("outsideCheckVector: index must be a whole number"));
+    return ok_or_error(session_.check_outside_vector(static_cast<size_t>(index), bytes_of(bytes)));
+  }
   // Replay (session/outside_runs.h): a request starts, a run of it starts, what the run waits for.
   std::string outside_begin_request() { return with_outside([](OutsideRuns& r) { r.begin_request(); }); }
   std::string outside_begin_replay() { return with_outside([](OutsideRuns& r) { r.begin_replay(); }); }
@@ -451,6 +456,7 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("finishWeights", &LayaSession::finish_weights)
       .function("planOutside", &LayaSession::plan_outside)
       .function("outsideProgram", &LayaSession::outside_program)
+      .function("outsideCheckVector", &LayaSession::outside_check_vector)
       .function("outsideBeginRequest", &LayaSession::outside_begin_request)
       .function("outsideBeginReplay", &LayaSession::outside_begin_replay)
       .function("outsidePending", &LayaSession::outside_pending)

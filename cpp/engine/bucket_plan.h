@@ -1,13 +1,13 @@
-// A graph planned for one bucket, with no backend in it: the graph checked against the weights,
-// the bucket checked addressable, and every value given its offset in one arena by the seed's
-// planner. The CPU lowering (lower.h) resolves such a plan into kernel calls; a backend whose
-// arena is not wasm memory (the WebGPU one, web/src/webgpu/) takes the plan itself.
+// A graph planned for one bucket, with no backend in it: the bucket checked addressable and every
+// value given its offset in one arena by the seed's planner, once per bucket. The CPU lowering
+// (lower.h) resolves such a plan into kernel calls; a backend whose arena is not wasm memory (the
+// WebGPU one, web/src/webgpu/) takes the plan itself. The graph is checked once, before any bucket
+// (check_graph in lower.h).
 #pragma once
 
 #include <cstdint>
 
 #include "engine/batch.h"
-#include "engine/lower.h"
 #include "graph/graph.h"
 #include "plan/layout.h"
 #include "util/status.h"
@@ -32,8 +32,12 @@ BatchLimits batch_limits(const Graph& graph, const WeightTable& weights);
 // Batch::validate with the limits, then the markers. invalid_request errors naming the sequence.
 Status check_batch(const Batch& batch, const BatchLimits& limits);
 
-// Plans `graph` for the bucket of `rows` (plan/bucket.h).
-Result<BucketPlan> plan_bucket(const Graph& graph, const WeightTable& weights, const RowCounts& rows,
-                               WeightForm form);
+// Checks that a bucket's activations can be addressed: the planner works in size_t (32 bits in wasm)
+// and every offset it makes is at most the sum of all value sizes, so that sum must fit. An
+// out_of_memory error otherwise.
+Status check_bucket(const Graph& graph, const RowCounts& bucket);
+
+// Plans a checked graph for `bucket` (a bucket already: plan/bucket.h's bucket_for).
+Result<BucketPlan> plan_bucket(const Graph& graph, const RowCounts& bucket);
 
 }  // namespace laya

@@ -135,11 +135,12 @@ Result<const Lowered*> Executor::lowered_for(const RowCounts& rows) {
   for (const auto& l : lowered_) {
     if (l->bucket == bucket) return l.get();
   }
-  // The arena first: it is the big allocation, and it fails as a Status. What lowering allocates
-  // after it (RoPE tables) and the scratch run() reserves are a small fraction of it.
-  LAYA_RETURN_IF_ERROR(check_bucket(graph_, bucket));
-  LAYA_RETURN_IF_ERROR(arena_.reserve(layout(graph_, bucket).len, "the activation arena"));
-  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(graph_, weights_, bucket, isa_, &rope_tables_));
+  // Planned once (the graph was checked at create). The arena first: it is the big allocation, and
+  // it fails as a Status. What lowering allocates after it (RoPE tables) and the scratch run()
+  // reserves are a small fraction of it.
+  LAYA_ASSIGN_OR_RETURN(BucketPlan plan, plan_bucket(graph_, bucket));
+  LAYA_RETURN_IF_ERROR(arena_.reserve(plan.layout.len, "the activation arena"));
+  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(graph_, weights_, std::move(plan), isa_, &rope_tables_));
   lowered_.push_back(std::move(l));
   return lowered_.back().get();
 }

@@ -238,23 +238,6 @@ const float* vector_data(const WeightTable& weights, std::optional<WeightId> id)
 
 }  // namespace
 
-Status check_bucket(const Graph& g, const RowCounts& bucket) {
-  constexpr uint64_t kLimit = std::numeric_limits<size_t>::max() / sizeof(float) / 2;
-  uint64_t total = 0;
-  for (const Shape& s : g.values) {
-    const uint64_t rows = static_cast<uint64_t>(bucket.of(s.rows));
-    const uint64_t width = static_cast<uint64_t>(s.width);
-    if (rows != 0 && width > (kLimit - total) / rows) {
-      return out_of_memory("lowering for " + std::to_string(bucket.tokens) + " tokens, " +
-                           std::to_string(bucket.seqs) + " sequences and " + std::to_string(bucket.markers) +
-                           " markers: the activations need more than " + std::to_string(kLimit * sizeof(float)) +
-                           " bytes");
-    }
-    total += rows * width;
-  }
-  return {};
-}
-
 const char* kernel_name(const Step& step) {
   return std::visit([](const auto& s) { return s.kernel.name; }, step);
 }
@@ -305,10 +288,16 @@ Status check_graph(const Graph& g, const WeightTable& weights, WeightForm form) 
 Result<std::unique_ptr<Lowered>> lower(const Graph& g, const WeightTable& weights, const RowCounts& bucket,
                                        kernels::Isa isa, RopeTableCache* rope_cache) {
   LAYA_RETURN_IF_ERROR(check_graph(g, weights));
-  LAYA_RETURN_IF_ERROR(check_bucket(g, bucket));
+  LAYA_ASSIGN_OR_RETURN(BucketPlan plan, plan_bucket(g, bucket));
+  return lower(g, weights, std::move(plan), isa, rope_cache);
+}
+
+Result<std::unique_ptr<Lowered>> lower(const Graph& g, const WeightTable& weights, BucketPlan plan,
+                                       kernels::Isa isa, RopeTableCache* rope_cache) {
   auto out = std::make_unique<Lowered>();
+  const RowCounts bucket = plan.bucket;
   out->bucket = bucket;
-  out->layout = layout(g, bucket);
+  out->layout = std::move(plan.layout);
   const std::vector<size_t>& at = out->layout.offsets;
   auto off = [&](ValueId v) { return at[v.index]; };
   // A sequence is at most as long as the bucket's token count: RoPE tables and attention scratch

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/bucket_plan.h"
 #include "graph/graph.h"
 #include "kernels/attention.h"
 #include "kernels/embed.h"
@@ -139,17 +140,17 @@ enum class WeightForm { kBound, kPlanned };
 // invalid_checkpoint errors, graph problems internal ones.
 Status check_graph(const Graph& graph, const WeightTable& weights, WeightForm form = WeightForm::kBound);
 
-// Checks that a bucket's activations can be addressed: the planner works in size_t (32 bits in wasm)
-// and every offset it makes is at most the sum of all value sizes, so that sum must fit. An
-// out_of_memory error otherwise.
-Status check_bucket(const Graph& graph, const RowCounts& bucket);
 
 // RoPE tables shared between the buckets of one executor: a bucket reuses a table of its theta that
 // covers its positions, so tables exist once per theta and size rather than once per bucket.
 using RopeTableCache = std::vector<std::shared_ptr<const kernels::RopeTable>>;
 
-// Lowers a graph (checked or not: lowering checks it again) for a bucket, with the kernels of `isa`.
-// `rope_cache` (optional) supplies tables and receives the ones made.
+// Lowers a checked graph (check_graph) planned for a bucket (plan_bucket) with the kernels of
+// `isa`. `rope_cache` (optional) supplies tables and receives the ones made.
+Result<std::unique_ptr<Lowered>> lower(const Graph& graph, const WeightTable& weights, BucketPlan plan,
+                                       kernels::Isa isa, RopeTableCache* rope_cache = nullptr);
+
+// The same from scratch, for tools and tests: checks the graph, plans the bucket, lowers.
 Result<std::unique_ptr<Lowered>> lower(const Graph& graph, const WeightTable& weights,
                                        const RowCounts& bucket, kernels::Isa isa,
                                        RopeTableCache* rope_cache = nullptr);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "graph/half.h"
 #include "graph/q8.h"
@@ -69,6 +70,18 @@ Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header
   plan.decision = build_decision_graph(config, plan.ids);
   plan.embedding = build_embedding_graph(config, plan.ids);
   return plan;
+}
+
+Status check_vector(const WeightView& view, std::span<const std::byte> bytes) {
+  if (view.shape.size() != 1) return internal_error("check_vector: " + view.name + " is not a vector");
+  const auto count = static_cast<size_t>(view.shape[0]);
+  if (bytes.size() != count * dtype_size(view.dtype)) {
+    return invalid_request("check_vector: " + view.name + " has " + std::to_string(count * dtype_size(view.dtype)) +
+                           " bytes, got " + std::to_string(bytes.size()));
+  }
+  std::vector<float> values(count);
+  convert_to_f32(view.dtype, bytes.data(), count, values.data());
+  return check_finite_vector(view.name, values);
 }
 
 Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data) {

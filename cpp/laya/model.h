@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 
 #include "graph/graph.h"
 #include "graph/weights.h"
@@ -40,6 +41,11 @@ struct ModelPlan {
 // the data section is or will be; nothing is read from it. Null: the data section is not in this
 // memory (the views then have no data, and `bytes` says where each tensor is).
 Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
+
+// A 1-D weight's stored bytes (`view.dtype`, `view.shape[0]` elements), checked as binding checks
+// them: a NaN or Inf is invalid_checkpoint naming the tensor. For a backend that keeps the vectors
+// itself (the GPU) and shows them to the engine only to be checked.
+Status check_vector(const WeightView& view, std::span<const std::byte> bytes);
 
 // Move-only: the weight table points into `vectors` (and into the caller's data section, which
 // must outlive the model).

@@ -92,6 +92,9 @@ class Session {
   const safetensors::Header& header() const { return *header_; }
   // The outside backend's model: the plan (graphs, tensors as stored and where their bytes are).
   const ModelPlan* outside_plan() const { return outside_plan_ ? &*outside_plan_ : nullptr; }
+  // The outside backend's copy of 1-D weight `index` (norm weight or bias), checked finite as
+  // binding checks the engine's own; invalid_checkpoint names the tensor.
+  Status check_outside_vector(size_t index, std::span<const std::byte> bytes) const;
   // A graph planned for the bucket of `rows`, for the outside backend.
   Result<BucketPlan> plan_outside_bucket(GraphKind graph, const RowCounts& rows) const;
   bool ready() const { return decision_ != nullptr || outside_ != nullptr; }

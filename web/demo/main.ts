@@ -1,8 +1,9 @@
 // The demo page: checkpoint picker with download progress, a question builder, answers drawn as
 // probability bars, embed / shortlist, raw forward. It has no worker code of its own: the package
 // loads and runs the model in its own Worker (load option `worker: true`), so the page stays
-// responsive while a model downloads or thinks.
-import { load, predictShortlistJson, type CheckpointSource, type LayaModel } from '../src/index.browser.js';
+// responsive while a model downloads or thinks. The backend control picks where the forward
+// passes run (load option `backend`: wasm on the CPU, WebGPU, or auto); the page shows which ran.
+import { load, predictShortlistJson, type CheckpointSource, type LayaModel, type LoadOptions } from '../src/index.browser.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -48,8 +49,24 @@ const el = (tag: string, text?: string, cls?: string): HTMLElement => {
 // ---- environment: isolation decides which build could run
 const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
 document.body.dataset['isolated'] = String(isolated);
+const hasWebGpu = 'gpu' in navigator;
 $('env').textContent = `crossOriginIsolated: ${isolated ? 'yes' : 'no'} · build: ` +
-  (isolated ? `threaded (up to ${Math.min(4, navigator.hardwareConcurrency || 1)} threads)` : 'single-threaded (threads need COOP/COEP headers)');
+  (isolated ? `threaded (up to ${Math.min(4, navigator.hardwareConcurrency || 1)} threads)` : 'single-threaded (threads need COOP/COEP headers)') +
+  ` · WebGPU: ${hasWebGpu ? 'navigator.gpu present' : 'not in this browser'}`;
+
+type Backend = NonNullable<LoadOptions['backend']>;
+
+/**
+ * The adapter's name as this page's navigator.gpu reports it: the worker asks the same browser for
+ * the same high-performance adapter, so this names the GPU the model runs on without a message to
+ * the worker. Empty where there is none.
+ */
+async function adapterName(): Promise<string> {
+  const gpu = (navigator as { gpu?: { requestAdapter(o: object): Promise<{ info?: Record<string, string> } | null> } }).gpu;
+  const adapter = await gpu?.requestAdapter({ powerPreference: 'high-performance' }).catch(() => null);
+  const info = adapter?.info ?? {};
+  return [info['vendor'], info['architecture'], info['device'], info['description']].filter((p) => p).join(' ');
+}
 
 // ---- offline: the service worker keeps the page; the package keeps checkpoints in the Cache API
 if ('serviceWorker' in navigator) {
@@ -136,10 +153,14 @@ $('load').addEventListener('click', async () => {
   for (const id of modelButtons) $<HTMLButtonElement>(id).disabled = true;
   $<HTMLButtonElement>('load').disabled = true;
   document.body.dataset['loaded'] = 'false';
+  delete document.body.dataset['backend'];
   info.textContent = '';
   progress.hidden = false;
   progress.value = 0;
   text.textContent = 'starting…';
+  const backend = $<HTMLSelectElement>('backend').value as Backend;
+  // Load-time warnings, the 'auto' fallback's reason among them (it is not in model.warnings).
+  const loadWarnings: string[] = [];
   try {
     model?.dispose();  // ends the previous model's worker
     model = null;
@@ -147,9 +168,10 @@ $('load').addEventListener('click', async () => {
     const fromCache = await weightsCached(spec);
     const loaded = await load(toSource(spec), {
       worker: true,
+      backend,
       cache: true,
       wasm: { moduleUrl: new URL('dist/wasm/laya-core.js', document.baseURI).href },
-      onWarning: () => undefined,  // kept in model.warnings, shown below
+      onWarning: (message) => loadWarnings.push(message),  // shown below
       onProgress: (event) => {
         if (event.type === 'total') {
           progress.value = event.total > 0 ? event.loaded / event.total : 0;
@@ -168,13 +190,23 @@ $('load').addEventListener('click', async () => {
     text.textContent = `loaded in ${seconds.toFixed(2)} s${fromCache ? ' (from the browser cache)' : ''}`;
     info.append(el('p', `${description} — ${c.encoder}: d ${c.hiddenSize}, ${c.encoderLayers} layers, ` +
       `vocabulary ${c.vocabSize}, weights ${(c.weightsFileBytes / 1e6).toFixed(1)} MB. Build: ${build.reason}.`));
+    const ran = loaded.backend;
+    const adapter = ran === 'webgpu' ? await adapterName() : '';
+    const backendLine = el('p', ran === 'webgpu'
+      ? `Backend: webgpu (asked: ${backend}) — forward passes on the GPU${adapter ? `, adapter "${adapter}"` : ''}; ` +
+        'the wasm module tokenizes and turns logits into answers.'
+      : `Backend: wasm (asked: ${backend}) — forward passes on the CPU in WebAssembly.`);
+    backendLine.dataset['testid'] = 'backend-info';
+    info.append(backendLine);
     if (spec.kind === 'default') {
       info.append(el('p', 'Random weights: the answers below are meaningless by design. They show the pipeline, not a judgement.', 'note'));
     }
-    for (const warning of loaded.warnings) info.append(el('p', `warning: ${warning}`, 'warn'));
+    for (const warning of new Set([...loadWarnings, ...loaded.warnings])) info.append(el('p', `warning: ${warning}`, 'warn'));
     for (const id of modelButtons) $<HTMLButtonElement>(id).disabled = false;
     document.body.dataset['loaded'] = 'true';
     document.body.dataset['build'] = build.build;
+    document.body.dataset['backend'] = ran;
+    document.body.dataset['adapter'] = adapter;
     document.body.dataset['fromCache'] = String(fromCache);
   } catch (error) {
     text.textContent = 'failed';
@@ -287,7 +319,8 @@ function drawResponse(target: HTMLElement, json: string, seconds: number): void 
       (answer.action !== undefined ? ` · act probability ${answer.action.act_probability}` : ''), 'meta'));
     target.append(box);
   }
-  target.append(el('div', `usage: ${JSON.stringify(response.usage)} · ${seconds.toFixed(3)} s (run in the package's worker)`, 'meta'));
+  const ran = model?.backend ?? 'wasm';
+  target.append(el('div', `usage: ${JSON.stringify(response.usage)} · ${seconds.toFixed(3)} s (run in the package's worker, on ${ran})`, 'meta'));
   const raw = el('details');
   raw.append(el('summary', 'response JSON'));
   const pre = el('pre', json);

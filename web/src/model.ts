@@ -32,6 +32,10 @@ export interface SessionHandle {
 export interface OutsideBackend {
   /** Runs a session method by replay until the session waits for no batch. */
   run(call: () => string, what: string, signal?: AbortSignal): Promise<string>;
+  setProfiling(on: boolean): void;
+  profile(): StepProfile;
+  /** Bytes the weights take in the backend's own memory. */
+  readonly weightBytes: number;
   destroy(): void;
 }
 
@@ -246,7 +250,9 @@ export class LayaModel extends LayaPipeline {
 
   /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */
   memory(): MemoryReport {
-    return parseSessionJson<MemoryReport>(this.session('memory').memoryReport(), 'memory');
+    const report = parseSessionJson<MemoryReport>(this.session('memory').memoryReport(), 'memory');
+    const gpu = this.handle('memory').gpu;
+    return gpu === undefined ? report : { ...report, gpuWeightsBytes: gpu.weightBytes };
   }
 
   /**
@@ -254,12 +260,20 @@ export class LayaModel extends LayaPipeline {
    * time to `profile()`; it reads a clock per step, so leave it off when not measuring.
    */
   setProfiling(on: boolean): void {
-    this.session('setProfiling').setProfiling(on);
+    const handle = this.handle('setProfiling');
+    if (handle.gpu !== undefined) handle.gpu.setProfiling(on);
+    else handle.session.setProfiling(on);
   }
 
-  /** Time by step kind since profiling was turned on. */
+  /**
+   * Time by step kind since profiling was turned on. On WebGPU the steps are timed by the GPU's
+   * timestamps where the adapter has 'timestamp-query'; elsewhere one "gpu_batches" entry holds
+   * the batches' wall time.
+   */
   profile(): StepProfile {
-    return parseSessionJson<StepProfile>(this.session('profile').profile(), 'profile');
+    const handle = this.handle('profile');
+    if (handle.gpu !== undefined) return handle.gpu.profile();
+    return parseSessionJson<StepProfile>(handle.session.profile(), 'profile');
   }
 
   /**

@@ -108,10 +108,13 @@ export interface ForwardResult {
 }
 
 export interface MemoryReport {
+  /** Weights in wasm memory (0 on WebGPU, where they live on the GPU). */
   weightsBytes: number;
   arenaBytes: number;
   scratchBytes: number;
   wasmMemoryBytes: number;
+  /** backend 'webgpu': the weights' bytes in GPU buffers. */
+  gpuWeightsBytes?: number;
 }
 
 /** Time by step kind over the runs since `setProfiling(true)` (both graphs summed). */

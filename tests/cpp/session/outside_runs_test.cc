@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,37 @@ TEST_CASE("an outside session plans each bucket with the seed's planner and hold
   CHECK(plan.value().layout.len > 0);
   CHECK(s.outside.memory().weights_bytes == 0);
   CHECK(s.outside.memory().arena_bytes == 0);
+}
+
+}  // namespace
+}  // namespace laya
+
+namespace laya {
+namespace {
+
+TEST_CASE("the outside backend's copy of a vector is checked finite as binding checks it, naming the tensor") {
+  Session outside;
+  plan_outside(outside, kTiny);
+  const ModelPlan& plan = *outside.outside_plan();
+  size_t index = plan.weights.size();
+  for (size_t i = 0; i < plan.weights.size(); ++i) {
+    if (plan.weights[i].name == "encoder.final_norm.weight") index = i;
+  }
+  REQUIRE(index < plan.weights.size());
+  const WeightView& norm = plan.weights[index];
+  REQUIRE(norm.dtype == DType::kF32);
+  std::vector<float> values(static_cast<size_t>(norm.shape[0]), 1.0f);
+  auto bytes = [&] { return std::span(reinterpret_cast<const std::byte*>(values.data()), values.size() * sizeof(float)); };
+  CHECK(outside.check_outside_vector(index, bytes()).ok());
+  values[17] = std::numeric_limits<float>::infinity();
+  Status bad = outside.check_outside_vector(index, bytes());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::kInvalidCheckpoint);
+  CHECK(bad.error().message ==
+        "model.safetensors: encoder.final_norm.weight holds inf at element 17; a norm weight or bias that is not finite "
+        "makes every output non-finite");
+  CHECK_FALSE(outside.check_outside_vector(index, bytes().first(8)).ok());
+  CHECK_FALSE(outside.check_outside_vector(plan.weights.size(), bytes()).ok());
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ describeWithCore('npm run demo -- --check', () => {
     });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('crossOriginIsolated: yes');
+    // wasm is the page's default backend, and the check says which ran.
+    expect(stdout).toContain('Backend: wasm (asked: wasm)');
     const json = /meaningless by design\):\n(.*)\n/.exec(stdout)?.[1] ?? '';
     const response = JSON.parse(json) as { answers: Record<string, { type: string }>; usage: { input_tokens: number } };
     expect(Object.values(response.answers).map((a) => a.type)).toEqual(['choice', 'score', 'noul']);

@@ -13,6 +13,7 @@ import { kCheckpointFiles } from '../../../web/src/sources/checkpoint-source.js'
 import { launchChromium } from '../helpers/chromium.js';
 import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
+import { ask, loadIn } from './demo-actions.js';
 import { buildDemo, kScreenshots, serveDemo } from './demo-server.js';
 
 jest.setTimeout(120000);
@@ -22,19 +23,6 @@ const kDefaultCheckpoint = join(kRepoRoot, 'build', 'default-checkpoint');
 interface Fixture extends ForwardResult {
   inputs: Array<{ ids: number[]; markers: number[]; qtype: number }>;
   embed_inputs: Array<{ ids: number[] }>;
-}
-
-async function loadIn(page: Page, source: 'default' | 'hub' | 'files', hub?: { repo: string; hubUrl: string }): Promise<void> {
-  await page.check(`input[name=source][value=${source}]`);
-  if (hub !== undefined) {
-    await page.fill('#hub-repo', hub.repo);
-    await page.fill('#hub-revision', 'main');
-    await page.fill('#hub-url', hub.hubUrl);
-  }
-  await page.click('[data-testid=load]');
-  await page.waitForSelector('body[data-loaded=true], #model-info [data-testid=error]', { timeout: 60000 });
-  const error = await page.locator('#model-info [data-testid=error]').count();
-  if (error > 0) throw new Error(`load failed: ${await page.locator('#model-info').textContent()}`);
 }
 
 /** Replaces the page's sample questions with these, through the question builder. */
@@ -48,16 +36,6 @@ async function buildQuestions(page: Page, questions: Array<{ id: string; type: s
     await card.locator('.instructions').fill(q.instructions);
     await card.locator('.options').fill(q.options);
   }
-}
-
-async function ask(page: Page, button = 'ask', out = 'answers'): Promise<string> {
-  await page.evaluate((o) => { document.querySelector(`[data-testid=${o}]`)!.innerHTML = ''; }, out);
-  await page.click(`[data-testid=${button}]`);
-  const json = page.locator(`[data-testid=${out}] [data-testid=response-json]`);
-  const error = page.locator(`[data-testid=${out}] [data-testid=error]`);
-  await json.or(error).waitFor({ state: 'attached', timeout: 60000 });
-  if (await error.count() > 0) throw new Error(`${button} failed: ${await error.textContent()}`);
-  return (await json.textContent()) ?? '';
 }
 
 describeWithCore('the demo page in Chromium', () => {

@@ -71,6 +71,8 @@ export interface LayaSessionHandle {
    * JSON (web/src/webgpu/program.ts). The session then answers by replay (cpp/session/outside_runs.h).
    */
   planOutside?(headerBytes: Uint8Array, fileSize: number): string;
+  /** A 1-D weight's bytes as the outside backend received them, checked finite as binding does. "" on success. */
+  outsideCheckVector?(index: number, bytes: Uint8Array): string;
   /** A graph planned for the bucket of these row counts: the GpuProgram JSON. */
   outsideProgram?(graph: 'decision' | 'embedding', tokens: number, seqs: number, markers: number): string;
   /** A request starts: every supplied output is forgotten. "" on success. */

@@ -12,7 +12,9 @@ import { readHeader } from '../weights-streamer.js';
 import { requestGpuDevice, type GpuDevice } from './gpu-device.js';
 import { GpuExecutor } from './gpu-executor.js';
 import { GpuWeights } from './gpu-weights.js';
+import type { StepProfile } from '../request.js';
 import type { GpuBatch, GpuModel, GpuOutputs, GpuProgram } from './program.js';
+import { stepGflop } from './step-gflop.js';
 
 type GraphName = 'decision' | 'embedding';
 
@@ -39,6 +41,8 @@ export class GpuSession {
   private readonly weights: GpuWeights;
   private readonly executor: GpuExecutor;
   private readonly programs = new Map<string, GpuProgram>();
+  /** While profiling: GFLOP by step kind, and the batches' wall time when the GPU cannot stamp steps. */
+  private profiling: { runs: number; ms: number; gflop: Map<string, number> } | null = null;
 
   constructor(session: LayaSessionHandle, gpu: GpuDevice, weights: GpuWeights) {
     this.session = session;
@@ -74,6 +78,29 @@ export class GpuSession {
     throw new LayaError('internal', `${what}: the request still waited for GPU batches after ${kMaxRounds} rounds`);
   }
 
+  /**
+   * Time by step kind from the GPU's timestamps where the adapter has 'timestamp-query'; else one
+   * "gpu_batches" entry: the batches' wall time, submission to read-back, with all their GFLOP.
+   */
+  setProfiling(on: boolean): void {
+    this.executor.setProfiling(on && this.gpu.hasTimestamps);
+    this.profiling = on ? { runs: 0, ms: 0, gflop: new Map() } : null;
+  }
+
+  profile(): StepProfile {
+    const p = this.profiling;
+    if (p === null) return { runs: 0, steps: [] };
+    const stamped = this.executor.profile();
+    if (stamped === null) {
+      const gflop = [...p.gflop.values()].reduce((a, b) => a + b, 0);
+      return { runs: p.runs, steps: p.runs === 0 ? [] : [{ kind: 'gpu_batches', calls: p.runs, ms: p.ms, gflop }] };
+    }
+    const steps = Object.entries(stamped.byOp).map(([kind, t]) => ({
+      kind, calls: t?.calls ?? 0, ms: (t?.seconds ?? 0) * 1e3, gflop: p.gflop.get(kind) ?? 0,
+    }));
+    return { runs: stamped.runs, steps };
+  }
+
   /** Destroys every GPU buffer and the device. Idempotent. */
   destroy(): void {
     this.executor.destroy();
@@ -90,7 +117,16 @@ export class GpuSession {
       qtypes: Int32Array.from(p.qtypes),
     };
     const program = this.program(p.graph, p.ids.length, p.qtypes.length, p.markers.length);
+    const started = performance.now();
     const out = await this.executor.run(program, batch);
+    const profiling = this.profiling;
+    if (profiling !== null) {
+      profiling.runs += 1;
+      profiling.ms += performance.now() - started;
+      for (const step of program.steps) {
+        profiling.gflop.set(step.op, (profiling.gflop.get(step.op) ?? 0) + stepGflop(step, batch));
+      }
+    }
     return p.graph === 'decision' ? concat(need(out, 'logits', p), need(out, 'act', p)) : need(out, 'pooled', p);
   }
 
@@ -133,14 +169,21 @@ export async function loadWeightsToGpu(session: LayaSessionHandle, opened: Opene
     const model = parseSessionJson<GpuModel>(required(session.planOutside, 'planOutside').call(session, header, size),
                                              `${opened.file} header`);
     weights = await GpuWeights.create(gpu, model);
+    const vectors = new VectorCopies(model);
     const window = new Uint8Array(Math.min(kUploadWindow, Math.max(1, model.dataLength)));
     for (let at = 0; at < model.dataLength; at += window.byteLength) {
       throwIfAborted(signal);
       const n = Math.min(window.byteLength, model.dataLength - at);
       await opened.reader.readInto(() => window, 0, n);
       weights.write(at, window.subarray(0, n));
+      vectors.take(at, window.subarray(0, n));
     }
     await opened.reader.expectEnd();
+    // A NaN or Inf norm weight or bias makes every output non-finite: refused at load, as on wasm,
+    // by the engine's own check.
+    vectors.forEach((index, bytes) => {
+      expectEmptyResult(required(session.outsideCheckVector, 'outsideCheckVector').call(session, index, bytes), 'loading the weights');
+    });
     await weights.finish();
     const loaded = new GpuSession(session, gpu, weights);
     weights = null;
@@ -149,6 +192,34 @@ export async function loadWeightsToGpu(session: LayaSessionHandle, opened: Opene
     weights?.destroy();
     gpu.destroy();
     throw error;
+  }
+}
+
+/**
+ * Copies of the 1-D weights (norm weights, biases: a few hundred kB for the largest model) taken
+ * from the upload windows as they pass, so the engine can check them.
+ */
+class VectorCopies {
+  private readonly copies: Array<{ index: number; start: number; bytes: Uint8Array }> = [];
+
+  constructor(model: GpuModel) {
+    model.weights.forEach((w, index) => {
+      if (w.shape.length === 1) this.copies.push({ index, start: w.byteOffset, bytes: new Uint8Array(w.byteLength) });
+    });
+  }
+
+  /** Takes what falls inside a vector from data-section bytes [at, at + chunk.length). */
+  take(at: number, chunk: Uint8Array): void {
+    const end = at + chunk.byteLength;
+    for (const c of this.copies) {
+      const from = Math.max(at, c.start);
+      const to = Math.min(end, c.start + c.bytes.byteLength);
+      if (from < to) c.bytes.set(chunk.subarray(from - at, to - at), from - c.start);
+    }
+  }
+
+  forEach(visit: (index: number, bytes: Uint8Array) => void): void {
+    for (const c of this.copies) visit(c.index, c.bytes);
   }
 }
 
