@@ -83,9 +83,10 @@ async function run() {
       const gflop = steps.reduce((s, x) => s + x.gflop, 0);
       const ms = steps.reduce((s, x) => s + x.ms, 0);
       const gemm = steps.find((s) => s.kind === 'gemm');
-      // GFLOP per millisecond is TFLOP/s.
-      const gemmCols = gemm === undefined ? 'n/a | n/a' : `${gemm.ms.toFixed(2)} | ${(gemm.gflop / gemm.ms).toFixed(4)}`;
-      log(`${L} | ${median(times).toFixed(2)} | ${first.toFixed(0)} | ${gflop.toFixed(4)} | ${gemmCols} | ${(gflop / ms).toFixed(4)}`);
+      // GFLOP per millisecond is TFLOP/s; 3 significant digits, as they span 1e-5 (SwiftShader) to 10.
+      const tflops = (g, t) => (t > 0 ? (g / t).toPrecision(3) : 'n/a');
+      const gemmCols = gemm === undefined ? 'n/a | n/a' : `${gemm.ms.toFixed(2)} | ${tflops(gemm.gflop, gemm.ms)}`;
+      log(`${L} | ${median(times).toFixed(2)} | ${first.toFixed(0)} | ${gflop.toFixed(4)} | ${gemmCols} | ${tflops(gflop, ms)}`);
     }
     document.body.dataset.done = 'true';
   } finally {

@@ -89,6 +89,15 @@ Result<LayaModel> bind_model(const LayaConfig& config, const safetensors::Header
     return internal_error("bind_model: the data section of model.safetensors is missing");
   }
   LAYA_ASSIGN_OR_RETURN(ModelPlan plan, plan_model(config, header, data));
+  return bind_model(config, std::move(plan));
+}
+
+Result<LayaModel> bind_model(const LayaConfig& config, ModelPlan plan) {
+  for (const WeightView& view : plan.weights) {
+    if (view.data == nullptr && view.elements() > 0) {
+      return internal_error("bind_model: " + view.name + " has no data; plan with the data section's address");
+    }
+  }
   size_t vector_floats = 0;
   for (const WeightView& view : plan.weights) {
     if (view.shape.size() == 1) vector_floats += static_cast<size_t>(view.shape[0]);

@@ -58,6 +58,10 @@ struct LayaModel {
   Graph embedding;
 };
 
+// Binds a plan whose views have their data (plan_model with the data section's address): the
+// model's plan is derived once, at planning, and the binder converts its vectors.
+Result<LayaModel> bind_model(const LayaConfig& config, ModelPlan plan);
+
 // Plans (plan_model), then binds. `data` points at the data section (header.data_offset bytes into
 // the file) with all header.data_length bytes present. A 1-D weight holding NaN or Inf is
 // invalid_checkpoint, naming it.

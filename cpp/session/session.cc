@@ -47,8 +47,7 @@ Status Session::configure(std::string_view rl_agent_json, std::string_view encod
 namespace {
 
 // Which matrices become GEMM panels, from the model's plan (the configs and the header alone).
-Result<PanelArranger> plan_panels(const LayaConfig& config, const safetensors::Header& header, std::byte* data) {
-  LAYA_ASSIGN_OR_RETURN(const ModelPlan plan, plan_model(config, header, data));
+Result<PanelArranger> plan_panels(const ModelPlan& plan, const safetensors::Header& header, std::byte* data) {
   const Graph* graphs[] = {&plan.decision, &plan.embedding};
   return PanelArranger::create(graphs, plan.weights, {data, static_cast<size_t>(header.data_length)});
 }
@@ -137,7 +136,9 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
                          " bytes of wasm memory for the weights");
   }
   data_.reset(static_cast<std::byte*>(p));
-  Result<PanelArranger> panels = plan_panels(*config_, header, data_.get());
+  // The model's plan, derived once: the panels are planned from it now, and binding binds it.
+  Result<ModelPlan> plan = plan_model(*config_, header, data_.get());
+  Result<PanelArranger> panels = plan.ok() ? plan_panels(plan.value(), header, data_.get()) : Result<PanelArranger>(plan.error());
   if (!panels.ok()) {
     data_.reset();
     return panels.error();
@@ -152,6 +153,7 @@ Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes
     q8_streamer_ = std::make_unique<Q8Streamer>(*source, *q8, data_.get());
   }
   panels_.emplace(std::move(panels).value());
+  plan_ = std::move(plan).value();
   header_ = std::move(header);
   if (q8) {
     return WeightPlan{data_.get(), source->data_offset, source->data_length, stage_.get(), kQ8StageBytes};
@@ -187,6 +189,7 @@ Status Session::finish_weights() {
     // from plan_weights.
     data_.reset();
     header_.reset();
+    plan_.reset();
   }
   panels_.reset();
   return bound;
@@ -200,7 +203,10 @@ Status Session::weights_written(uint64_t bytes) {
 }
 
 Status Session::bind_weights() {
-  LAYA_ASSIGN_OR_RETURN(LayaModel model, bind_model(*config_, *header_, data_.get()));
+  if (!plan_) return internal_error("finishWeights: the model's plan is missing");
+  Result<LayaModel> bound_model = bind_model(*config_, std::move(*plan_));
+  plan_.reset();
+  LAYA_ASSIGN_OR_RETURN(LayaModel model, std::move(bound_model));
   auto bound = std::make_unique<LayaModel>(std::move(model));
   panels_->finish(bound->weights);
   LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(bound->decision, bound->weights));

@@ -158,6 +158,7 @@ class Session {
   std::optional<safetensors::Header> header_;
   MallocBytes data_;
   std::optional<PanelArranger> panels_;  // from plan_weights to finish_weights
+  std::optional<ModelPlan> plan_;         // from plan_weights to finish_weights: bound there
   std::unique_ptr<Q8Streamer> q8_streamer_;  // kQ8 staging, from plan_weights to finish_weights
   MallocBytes stage_;
   std::unique_ptr<LayaModel> model_;
