@@ -123,9 +123,11 @@ Status run_profiled(const std::vector<Step>& steps, const StepRunner& runner, co
 Executor::Executor(Graph graph, WeightTable weights, kernels::Isa isa)
     : graph_(std::move(graph)), weights_(std::move(weights)), isa_(isa) {}
 
-Result<Executor> Executor::create(Graph graph, WeightTable weights, kernels::Isa isa) {
+Result<Executor> Executor::create(Graph graph, WeightTable weights, kernels::Isa isa,
+                                  std::shared_ptr<Workspace> workspace) {
   LAYA_RETURN_IF_ERROR(check_graph(graph, weights));
   Executor e(std::move(graph), std::move(weights), isa);
+  e.workspace_ = workspace != nullptr ? std::move(workspace) : std::make_shared<Workspace>();
   e.limits_ = batch_limits(e.graph_, e.weights_);
   return e;
 }
@@ -139,7 +141,7 @@ Result<const Lowered*> Executor::lowered_for(const RowCounts& rows) {
   // it fails as a Status. What lowering allocates after it (RoPE tables) and the scratch run()
   // reserves are a small fraction of it.
   LAYA_ASSIGN_OR_RETURN(BucketPlan plan, plan_bucket(graph_, bucket));
-  LAYA_RETURN_IF_ERROR(arena_.reserve(plan.layout.len, "the activation arena"));
+  LAYA_RETURN_IF_ERROR(workspace_->activations.reserve(plan.layout.len, "the activation arena"));
   LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(graph_, weights_, std::move(plan), isa_, &rope_tables_));
   lowered_.push_back(std::move(l));
   return lowered_.back().get();
@@ -151,9 +153,9 @@ Status Executor::run(const Batch& batch) {
   last_ = nullptr;
   LAYA_ASSIGN_OR_RETURN(const Lowered* lowered, lowered_for(rows));
   // One scratch per thread (allocates only when a bucket or the thread count needs more).
-  LAYA_RETURN_IF_ERROR(scratch_.reserve(lowered->scratch_floats * static_cast<size_t>(threads()), "the kernels' scratch"));
+  LAYA_RETURN_IF_ERROR(workspace_->scratch.reserve(lowered->scratch_floats * static_cast<size_t>(threads()), "the kernels' scratch"));
   const kernels::Packing packing = batch.packing();
-  const StepRunner runner{arena_.data(), scratch_.data(), lowered->scratch_floats, packing, rows, pool_};
+  const StepRunner runner{workspace_->activations.data(), workspace_->scratch.data(), lowered->scratch_floats, packing, rows, pool_};
   if (profiling_) {
     LAYA_RETURN_IF_ERROR(run_profiled(lowered->steps, runner, rows, packing, stop_check_, profile_));
   } else {
@@ -174,7 +176,7 @@ std::span<const float> Executor::output(ValueId v) const {
   if (last_ == nullptr) return {};
   if (v != graph_.logits && v != graph_.act && v != graph_.pooled) return {};
   const Shape& s = graph_.shape(v);
-  return {arena_.data() + last_->layout.offsets[v.index],
+  return {workspace_->activations.data() + last_->layout.offsets[v.index],
           static_cast<size_t>(last_rows_.of(s.rows) * s.width)};
 }
 

@@ -27,11 +27,20 @@ namespace laya {
 // TypeScript, read through shared memory while the run blocks its thread). Empty: never.
 using StopCheck = std::function<bool()>;
 
+// The memory runs work in: the activation arena and the kernels' scratch. The executors of one
+// model share one (their graphs never run at once), so it is as big as the larger need of the two.
+struct Workspace {
+  Arena activations;
+  Arena scratch;
+};
+
 class Executor {
  public:
   // Checks the graph against the weights (every problem at once is not needed: the first, with the
   // op and the numbers). The weights' data must outlive the executor.
-  static Result<Executor> create(Graph graph, WeightTable weights, kernels::Isa isa = kernels::best_isa());
+  // `workspace`: shared with other executors (null: one of its own).
+  static Result<Executor> create(Graph graph, WeightTable weights, kernels::Isa isa = kernels::best_isa(),
+                                 std::shared_ptr<Workspace> workspace = nullptr);
 
   Executor(Executor&&) noexcept = default;
   Executor& operator=(Executor&&) noexcept = default;
@@ -41,7 +50,8 @@ class Executor {
   Status run(const Batch& batch);
 
   // An output of the last run (graph.logits / act / pooled): its rows for that batch, row-major.
-  // Empty before the first run, or for a value that is not an output.
+  // Empty before the first run, or for a value that is not an output. It lives in the workspace:
+  // read it before any executor sharing that workspace runs again.
   std::span<const float> output(ValueId v) const;
 
   // The ids the batch may use and the qtypes it may use (0: the graph reads none).
@@ -50,8 +60,9 @@ class Executor {
 
   const Graph& graph() const { return graph_; }
   kernels::Isa isa() const { return isa_; }
-  size_t arena_bytes() const { return arena_.bytes(); }
-  size_t scratch_bytes() const { return scratch_.bytes(); }
+  // The workspace's sizes (shared: the same figures for every executor sharing it).
+  size_t arena_bytes() const { return workspace_->activations.bytes(); }
+  size_t scratch_bytes() const { return workspace_->scratch.bytes(); }
   size_t buckets_lowered() const { return lowered_.size(); }
   // Threads for the steps big enough to share (null: the calling thread alone). The pool must
   // outlive the executor; results are bit-identical for any pool.
@@ -79,8 +90,7 @@ class Executor {
   BatchLimits limits_;
   std::vector<std::unique_ptr<Lowered>> lowered_;
   RopeTableCache rope_tables_;
-  Arena arena_;
-  Arena scratch_;
+  std::shared_ptr<Workspace> workspace_;
   ThreadPool* pool_ = nullptr;
   StopCheck stop_check_;
   bool profiling_ = false;

@@ -209,8 +209,10 @@ Status Session::bind_weights() {
   LAYA_ASSIGN_OR_RETURN(LayaModel model, std::move(bound_model));
   auto bound = std::make_unique<LayaModel>(std::move(model));
   panels_->finish(bound->weights);
-  LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(bound->decision, bound->weights));
-  LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(bound->embedding, bound->weights));
+  // One workspace for both graphs: a call runs one of them at a time, and reads its outputs at once.
+  auto workspace = std::make_shared<Workspace>();
+  LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(bound->decision, bound->weights, kernels::best_isa(), workspace));
+  LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(bound->embedding, bound->weights, kernels::best_isa(), workspace));
   model_ = std::move(bound);
   decision_ = std::make_unique<Executor>(std::move(decision));
   embedding_ = std::make_unique<Executor>(std::move(embedding));
@@ -423,10 +425,10 @@ MemoryReport Session::memory() const {
       if (w.shape.size() == 1) r.weights_bytes += w.elements() * sizeof(float);
     }
   }
-  for (const Executor* e : {decision_.get(), embedding_.get()}) {
-    if (e == nullptr) continue;
-    r.arena_bytes += e->arena_bytes();
-    r.scratch_bytes += e->scratch_bytes();
+  // The two executors share one workspace (bind_weights): counted once.
+  if (decision_ != nullptr) {
+    r.arena_bytes = decision_->arena_bytes();
+    r.scratch_bytes = decision_->scratch_bytes();
   }
   return r;
 }

@@ -51,8 +51,8 @@ inline constexpr size_t kQ8StageBytes = size_t{1} << 20;
 
 struct MemoryReport {
   uint64_t weights_bytes = 0;  // the data section plus the f32 copies of vectors
-  uint64_t arena_bytes = 0;    // both executors' arenas
-  uint64_t scratch_bytes = 0;  // kernel scratch (packed panels, tables)
+  uint64_t arena_bytes = 0;    // the activation arena both graphs share
+  uint64_t scratch_bytes = 0;  // kernel scratch (packed panels, tables), shared too
 };
 
 class Session {

@@ -331,6 +331,35 @@ TEST_CASE("an executor reports the memory it holds") {
   CHECK(e.scratch_bytes() >= l.scratch_floats * sizeof(float));
 }
 
+TEST_CASE("executors sharing a workspace answer as they do alone, in one arena as big as the larger need") {
+  Model model;
+  std::mt19937 rng(10);
+  const Batch small = batch_of(random_sequences(rng, {6, 9}));
+  const Batch large = batch_of(random_sequences(rng, {40, 70, 15}));
+  Executor alone_small = model.executor(kernels::best_isa());
+  Executor alone_large = model.executor(kernels::best_isa());
+  const Outputs want_small = run(alone_small, small);
+  const Outputs want_large = run(alone_large, large);
+
+  auto workspace = std::make_shared<Workspace>();
+  auto a = Executor::create(model.g, model.weights, kernels::best_isa(), workspace);
+  auto b = Executor::create(model.g, model.weights, kernels::best_isa(), workspace);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  // Interleaved, each in its own bucket: every run rewrites the shared arena.
+  for (int round = 0; round < 2; ++round) {
+    const Outputs got_large = run(b.value(), large);
+    const Outputs got_small = run(a.value(), small);
+    require_same_bits(got_small.logits, want_small.logits, "small logits");
+    require_same_bits(got_small.pooled, want_small.pooled, "small pooled");
+    require_same_bits(got_large.logits, want_large.logits, "large logits");
+    require_same_bits(got_large.act, want_large.act, "large act");
+  }
+  CHECK(a.value().arena_bytes() == alone_large.arena_bytes());
+  CHECK(b.value().arena_bytes() == a.value().arena_bytes());
+  CHECK(a.value().arena_bytes() > alone_small.arena_bytes());
+}
+
 TEST_CASE("a stop check ends a run between steps with an aborted error, and the next run is unchanged") {
   Model model;
   std::mt19937 rng(13);
