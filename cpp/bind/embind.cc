@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bind/module_threads.h"
 #include "graph/q8.h"
 #include "kernels/madd.h"
 #include "laya/q8_checkpoint.h"
+#include "plan/bucket.h"
 #include "session/session.h"
 #include "session/outside_wire.h"
 #include "session/wire.h"
@@ -61,6 +63,14 @@ std::string ok_or_error(const Status& status) { return status.ok() ? std::string
 template <class T, class Fn>
 std::string json_or_error(const Result<T>& result, Fn&& to_json) {
   return result.ok() ? to_json(result.value()) : wire::error(result.error());
+}
+
+// A count or index from JavaScript: a whole number in [0, 2^52], exactly representable.
+Result<size_t> whole_number(double n, const char* what) {
+  if (!(n >= 0) || n > static_cast<double>(kMaxFileSize) || std::floor(n) != n) {
+    return invalid_request(std::string(what) + " must be a whole number");
+  }
+  return static_cast<size_t>(n);
 }
 
 Result<GraphKind> graph_kind(const std::string& graph) {
@@ -133,42 +143,59 @@ class LayaSession {
     return json_or_error(run(), [](const std::string& s) { return s; });
   }
   // A graph ("decision" or "embedding") planned for the bucket of these row counts: a GpuProgram.
+  // Planned and written once per bucket; a batch of the same bucket gets the same text.
   std::string outside_program(std::string graph, double tokens, double seqs, double markers) {
     auto run = [&]() -> Result<std::string> {
       LAYA_ASSIGN_OR_RETURN(GraphKind kind, graph_kind(graph));
-      for (double n : {tokens, seqs, markers}) {
-        if (!(n >= 0) || n > 1e9 || std::floor(n) != n) return invalid_request("row counts must be integers in [0, 1e9]");
+      LAYA_ASSIGN_OR_RETURN(size_t t, whole_number(tokens, "outsideProgram: tokens"));
+      LAYA_ASSIGN_OR_RETURN(size_t s, whole_number(seqs, "outsideProgram: seqs"));
+      LAYA_ASSIGN_OR_RETURN(size_t m, whole_number(markers, "outsideProgram: markers"));
+      const RowCounts bucket = bucket_for({static_cast<int64_t>(t), static_cast<int64_t>(s), static_cast<int64_t>(m)});
+      for (const auto& [k, b, text] : programs_) {
+        if (k == kind && b == bucket) return text;
       }
-      const RowCounts rows{static_cast<int64_t>(tokens), static_cast<int64_t>(seqs), static_cast<int64_t>(markers)};
-      LAYA_ASSIGN_OR_RETURN(BucketPlan plan, session_.plan_outside_bucket(kind, rows));
+      LAYA_ASSIGN_OR_RETURN(BucketPlan plan, session_.plan_outside_bucket(kind, bucket));
       const ModelPlan& model = *session_.outside_plan();
-      return wire::bucket_program(kind == GraphKind::kDecision ? model.decision : model.embedding, graph.c_str(), plan);
+      programs_.emplace_back(kind, bucket,
+                             wire::bucket_program(kind == GraphKind::kDecision ? model.decision : model.embedding,
+                                                  graph.c_str(), plan));
+      return std::get<2>(programs_.back());
     };
     return json_or_error(run(), [](const std::string& s) { return s; });
   }
   // A 1-D weight's bytes as the outside backend received them, checked finite as binding does.
   std::string outside_check_vector(double index, std::string bytes) {
-    if (!(index >= 0) || std::floor(index) != index) return wire::error(invalid_request("outsideCheckVector: index must be a whole number"));
-    return ok_or_error(session_.check_outside_vector(static_cast<size_t>(index), bytes_of(bytes)));
+    auto run = [&]() -> Status {
+      LAYA_ASSIGN_OR_RETURN(size_t i, whole_number(index, "outsideCheckVector: index"));
+      return session_.check_outside_vector(i, bytes_of(bytes));
+    };
+    return ok_or_error(run());
   }
   // Replay (session/outside_runs.h): a request starts, a run of it starts, what the run waits for.
-  std::string outside_begin_request() { return with_outside([](OutsideRuns& r) { r.begin_request(); }); }
-  std::string outside_begin_replay() { return with_outside([](OutsideRuns& r) { r.begin_replay(); }); }
+  std::string outside_begin_request() {
+    Result<OutsideRuns*> runs = outside_runs("outsideBeginRequest");
+    if (runs.ok()) runs.value()->begin_request();
+    return ok_or_error(runs.status());
+  }
+  std::string outside_begin_replay() {
+    Result<OutsideRuns*> runs = outside_runs("outsideBeginReplay");
+    if (runs.ok()) runs.value()->begin_replay();
+    return ok_or_error(runs.status());
+  }
   std::string outside_pending() {
-    if (session_.outside() == nullptr) return wire::error(invalid_request("outsidePending: plan the weights for an outside backend first"));
-    return wire::pending_batches(session_.outside()->pending());
+    return json_or_error(outside_runs("outsidePending"), [](OutsideRuns* r) { return wire::pending_batches(r->pending()); });
   }
   // A pending batch's outputs, a Float32Array as outside_runs.h orders them.
   std::string outside_supply(std::string graph, double index, emscripten::val outputs) {
     auto run = [&]() -> Status {
-      if (session_.outside() == nullptr) return invalid_request("outsideSupply: plan the weights for an outside backend first");
+      LAYA_ASSIGN_OR_RETURN(OutsideRuns * runs, outside_runs("outsideSupply"));
       LAYA_ASSIGN_OR_RETURN(GraphKind kind, graph_kind(graph));
-      if (!(index >= 0) || std::floor(index) != index) return invalid_request("outsideSupply: index must be a whole number");
+      LAYA_ASSIGN_OR_RETURN(size_t i, whole_number(index, "outsideSupply: index"));
       if (!outputs.instanceof(emscripten::val::global("Float32Array"))) {
         return invalid_request("outsideSupply: outputs must be a Float32Array");
       }
       const std::vector<float> floats = emscripten::convertJSArrayToNumberVector<float>(outputs);
-      return session_.outside()->supply(kind, static_cast<size_t>(index), floats);
+      return runs->supply(kind, i, floats);
     };
     return ok_or_error(run());
   }
@@ -335,13 +362,14 @@ class LayaSession {
     return emscripten::val::global("Atomics").call<int>("load", abort_flags_, abort_index_) == abort_id_;
   }
 
-  Session session_;
-  template <class Fn>
-  std::string with_outside(Fn&& fn) {
-    if (session_.outside() == nullptr) return wire::error(invalid_request("plan the weights for an outside backend first"));
-    fn(*session_.outside());
-    return {};
+  // The outside backend's runs, or the error `what` gives before planOutside.
+  Result<OutsideRuns*> outside_runs(const char* what) {
+    if (session_.outside() == nullptr) return invalid_request(std::string(what) + ": call planOutside first");
+    return session_.outside();
   }
+
+  Session session_;
+  std::vector<std::tuple<GraphKind, RowCounts, std::string>> programs_;  // outsideProgram's, per bucket
   emscripten::val abort_flags_ = emscripten::val::null();
   int abort_index_ = 0;
   int abort_id_ = 0;

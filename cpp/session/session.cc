@@ -2,7 +2,6 @@
 
 #include "engine/gemm_panels.h"
 #include "laya/checkpoint.h"
-#include "plan/bucket.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -94,18 +93,18 @@ Status Session::plan_outside(std::span<const std::byte> header_bytes, uint64_t f
 }
 
 Status Session::check_outside_vector(size_t index, std::span<const std::byte> bytes) const {
-  if (!outside_plan_) return invalid_request("checkVector: plan the weights for an outside backend first");
+  if (!outside_plan_) return invalid_request("outsideCheckVector: call planOutside first");
   if (index >= outside_plan_->weights.size()) {
-    return invalid_request("checkVector: there is no weight " + std::to_string(index));
+    return invalid_request("outsideCheckVector: there is no weight " + std::to_string(index));
   }
   return check_vector(outside_plan_->weights[index], bytes);
 }
 
-Result<BucketPlan> Session::plan_outside_bucket(GraphKind graph, const RowCounts& rows) const {
-  if (!outside_plan_) return invalid_request("gpuProgram: plan the weights for an outside backend first");
+Result<BucketPlan> Session::plan_outside_bucket(GraphKind graph, const RowCounts& bucket) const {
+  if (!outside_plan_) return invalid_request("outsideProgram: call planOutside first");
   // The graphs were checked when the model was planned (plan_outside).
   const Graph& g = graph == GraphKind::kDecision ? outside_plan_->decision : outside_plan_->embedding;
-  return plan_bucket(g, bucket_for(rows));
+  return plan_bucket(g, bucket);
 }
 
 Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,

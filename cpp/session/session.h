@@ -95,8 +95,8 @@ class Session {
   // The outside backend's copy of 1-D weight `index` (norm weight or bias), checked finite as
   // binding checks the engine's own; invalid_checkpoint names the tensor.
   Status check_outside_vector(size_t index, std::span<const std::byte> bytes) const;
-  // A graph planned for the bucket of `rows`, for the outside backend.
-  Result<BucketPlan> plan_outside_bucket(GraphKind graph, const RowCounts& rows) const;
+  // A graph planned for `bucket` (plan/bucket.h's bucket_for of a batch's rows), for the outside backend.
+  Result<BucketPlan> plan_outside_bucket(GraphKind graph, const RowCounts& bucket) const;
   bool ready() const { return decision_ != nullptr || outside_ != nullptr; }
 
   // Runs decision sequences packed into one batch (or each alone), and embedding sequences.

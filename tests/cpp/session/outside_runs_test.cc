@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/bucket.h"
 #include "session/fixture_files.h"
 #include "session/session.h"
 
@@ -148,7 +149,7 @@ TEST_CASE("a batch with an id outside the vocabulary is refused before any backe
 
 TEST_CASE("an outside session plans each bucket with the seed's planner and holds no weights") {
   Sessions s;
-  auto plan = s.outside.plan_outside_bucket(GraphKind::kDecision, {.tokens = 20, .seqs = 2, .markers = 5});
+  auto plan = s.outside.plan_outside_bucket(GraphKind::kDecision, bucket_for({.tokens = 20, .seqs = 2, .markers = 5}));
   REQUIRE(plan.ok());
   CHECK(plan.value().bucket == RowCounts{32, 2, 8});
   CHECK(plan.value().layout.len > 0);

@@ -40,6 +40,7 @@ export class GpuSession {
   private readonly session: LayaSessionHandle;
   private readonly weights: GpuWeights;
   private readonly executor: GpuExecutor;
+  /** Parsed programs by their text (one per bucket and graph). */
   private readonly programs = new Map<string, GpuProgram>();
   /** While profiling: GFLOP by step kind, and the batches' wall time when the GPU cannot stamp steps. */
   private profiling: { runs: number; ms: number; gflop: Map<string, number> } | null = null;
@@ -130,14 +131,17 @@ export class GpuSession {
     return p.graph === 'decision' ? concat(need(out, 'logits', p), need(out, 'act', p)) : need(out, 'pooled', p);
   }
 
-  /** The program for a batch's rows; C++ rounds them to a bucket, and the program is kept per bucket. */
+  /**
+   * The program for a batch's rows. C++ rounds them to a bucket and plans each bucket once, giving
+   * the same text for every batch of it, so the parsed programs are kept by that text: one per
+   * bucket, however many row counts arrive.
+   */
   private program(graph: GraphName, tokens: number, seqs: number, markers: number): GpuProgram {
-    const key = `${graph} ${tokens} ${seqs} ${markers}`;
-    const known = this.programs.get(key);
-    if (known !== undefined) return known;
     const text = required(this.session.outsideProgram, 'outsideProgram').call(this.session, graph, tokens, seqs, markers);
+    const known = this.programs.get(text);
+    if (known !== undefined) return known;
     const program = parseSessionJson<GpuProgram>(text, `${graph} program`);
-    this.programs.set(key, program);
+    this.programs.set(text, program);
     return program;
   }
 }

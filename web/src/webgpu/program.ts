@@ -1,5 +1,5 @@
 // What the C++ engine hands a GPU backend (cpp/backend/program.h, read through the embind
-// methods `gpuModel()` and `gpuProgram()`): the checkpoint's tensors as they sit in the data
+// methods `planOutside()` and `outsideProgram()`): the checkpoint's tensors as they sit in the data
 // section, and, per bucket, a graph lowered to backend-neutral steps over one arena laid out by the
 // seed's planner. The C++ side owns the model (configs, checks, graphs, bucketing, planning); a GPU
 // backend only encodes these steps as compute passes.
