@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
+#include "kernels/kernel_table.h"
 #include "kernels/rope.h"
 
 #include "cpu_timing.h"
@@ -42,11 +43,11 @@ int main() {
     const int32_t starts[2] = {0, static_cast<int32_t>(len)};
     for (int64_t window : {int64_t{64}, int64_t{-1}}) {
       const AttentionArgs args{qkv.data(), out.data(), kHeads, starts, window};
-      std::vector<float> scratch(
-          std::max(attention_scratch_floats(Isa::kSimd128, len), attention_scratch_floats(Isa::kScalar, len)));
+      std::vector<float> scratch(std::max(kernel_table(best_isa()).attention_scratch_floats(len),
+                                          kernel_table(Isa::kScalar).attention_scratch_floats(len)));
       const double flops = 4.0 * kHeadDim * kHeads * visible_pairs(len, window);
       const auto gflops = [&](Isa isa, int reps) {
-        const AttentionFn fn = attention_kernel(isa).fn;
+        const AttentionFn fn = kernel_table(isa).attention.fn;
         return flops / median_cpu_seconds([&] { fn(args, 0, kHeads, scratch.data()); }, reps) / 1e9;
       };
       const double simd = gflops(best_isa(), 9);

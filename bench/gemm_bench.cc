@@ -15,6 +15,7 @@
 #include "graph/q8.h"
 #include "graph/weights.h"
 #include "kernels/gemm.h"
+#include "kernels/kernel_table.h"
 #include "kernels/panels.h"
 
 #include "cpu_timing.h"
@@ -97,8 +98,9 @@ int main(int argc, char** argv) {
       std::vector<float> out(static_cast<size_t>(m * n));
       const GemmArgs args{a.data(), m, w.ref, nullptr, laya::Epilogue::kNone, out.data()};
       const double flops = 2.0 * m * n * k;
-      std::vector<float> scratch(std::max(gemm_scratch_floats(Isa::kSimd128, m, k), gemm_scratch_floats(Isa::kScalar, m, k)));
-      const GemmFn simd_fn = gemm_kernel(dtype, best_isa()).fn, scalar_fn = gemm_kernel(dtype, Isa::kScalar).fn;
+      const KernelTable &simd_table = kernel_table(best_isa()), &scalar_table = kernel_table(Isa::kScalar);
+      std::vector<float> scratch(std::max(simd_table.gemm_scratch_floats(m, k), scalar_table.gemm_scratch_floats(m, k)));
+      const GemmFn simd_fn = simd_table.gemm.of(dtype).fn, scalar_fn = scalar_table.gemm.of(dtype).fn;
       const double simd = flops / median_cpu_seconds([&] { simd_fn(args, 0, n, scratch.data()); }, 9) / 1e9;
       double scalar = NAN;
       if (with_scalar && n == 1024) {

@@ -24,6 +24,11 @@
 // path runs (bench/webgpu-adapter.mjs). On a CPU emulation the defaults shrink to
 // --models small-f16 --lengths 64,128 --runs 1 (any of them given on the command line wins).
 // Usage: node bench/speed-bench.mjs --backend webgpu [--engines laya-webgpu,laya] [--models ...] [--lengths ...] [--runs N]
+//
+// Before and after a change, --baseline <dir>: <dir> is another built checkout of laya-wasm (its
+// dist/ and wasm build, e.g. `git worktree add /tmp/base <commit> && cd /tmp/base && npm ci && npm run build`);
+// its plain module runs as the engine laya-baseline beside laya, each in its own process, in the
+// same command, and the report gives the ratio per length. Default engines then: laya-baseline,laya.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,8 +51,14 @@ const runs = Number(flag('--runs', emulated ? '1' : '2'));
 const threadCounts = flag('--threads', '1').split(',').map(Number);
 const lengths = flag('--lengths', emulated ? '64,128' : '64,128,256,512');
 const models = flag('--models', emulated ? 'small-f16' : 'base-f16,english-f16').split(',');
-const engines = flag('--engines', backend === 'webgpu' ? 'laya-webgpu,laya' : 'laya,laya-relaxed,laya-q8,ort').split(',');
-const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8', 'laya-webgpu'];
+const baseline = flag('--baseline', null);
+if (baseline !== null && !fs.existsSync(path.join(baseline, 'dist', 'index.node.js'))) {
+  console.error(`--baseline ${baseline}: no dist/index.node.js there (build that checkout first: npm ci && npm run build)`);
+  process.exit(2);
+}
+const defaultEngines = backend === 'webgpu' ? 'laya-webgpu,laya' : baseline !== null ? 'laya-baseline,laya' : 'laya,laya-relaxed,laya-q8,ort';
+const engines = flag('--engines', defaultEngines).split(',');
+const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8', 'laya-webgpu', 'laya-baseline'];
 const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
 
 for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
@@ -79,8 +90,9 @@ const ceilingOf = (engine) => (engine === 'laya-webgpu' ? null : ceilings[engine
 function child(engine, dir, onnx, threads) {
   return new Promise((resolve, reject) => {
     const flags = engine === 'laya-relaxed' ? [kRelaxedFlag] : [];
+    const env = engine === 'laya-webgpu' ? gpuChoice.env : engine === 'laya-baseline' ? { ...process.env, LAYA_BASELINE_ROOT: path.resolve(baseline) } : process.env;
     const p = spawn(process.execPath, [...flags, '--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
-      { stdio: ['ignore', 'pipe', 'inherit'], env: engine === 'laya-webgpu' ? gpuChoice.env : process.env });
+      { stdio: ['ignore', 'pipe', 'inherit'], env });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
     p.on('exit', (code) => {
@@ -156,7 +168,7 @@ function report(shape, res, threads) {
     console.log(`  ${'call of 3 x 128'.padEnd(18)} ${callCpu.toFixed(0)} ms ${clock} (${callWall.toFixed(0)} wall) = ${(callCpu / r.callQuestions).toFixed(0)} ms/question, ${(r.callQuestions * r.callLength / (callCpu / 1000)).toFixed(0)} tok/s, ${callGf.toFixed(2)} GF/s`);
     console.log(`  ${'load'.padEnd(18)} ${r.loadSeconds.toFixed(2)} s wall; load to first answer (128 tokens) ${r.firstAnswerSeconds.toFixed(2)} s wall`);
     const gpuMem = r.memory?.gpuWeightsBytes !== undefined ? `; GPU buffers of the weights ${(r.memory.gpuWeightsBytes / 1e9).toFixed(3)} GB` : '';
-    const mem = r.memory ? `${gpuMem}; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena ${(r.memory.arenaBytes / 1e6).toFixed(1)} MB, scratch ${(r.memory.scratchBytes / 1e6).toFixed(1)} MB)` : '';
+    const mem = r.memory ? `${gpuMem}; wasm memory ${(r.memory.wasmMemoryBytes / 1e9).toFixed(3)} GB (weights ${(r.memory.weightsBytes / 1e9).toFixed(3)}, arena with scratch ${((r.memory.arenaBytes + (r.memory.scratchBytes ?? 0)) / 1e6).toFixed(1)} MB)` : '';
     console.log(`  ${'peak memory'.padEnd(18)} RSS ${(r.peakRss / 1e9).toFixed(3)} GB${mem}`);
     if (!r.profiles || Object.keys(r.profiles).length === 0) {
       console.log(`  ${'time by step kind'.padEnd(18)} not collected (onnxruntime-web has no per-op timer here)`);
@@ -191,6 +203,12 @@ function report(shape, res, threads) {
     const call = callTime(res.ort, threads) / callTime(laya, threads);
     console.log(`  ratio ORT / ${engine} ${clocks(res.ort, laya, threads)} time (>1: ${engine} faster): ${ratios.join(', ')}, call ${call.toFixed(2)}x; load-to-first-answer (wall) ${(res.ort.firstAnswerSeconds / laya.firstAnswerSeconds).toFixed(2)}x`);
     console.log(`  parity ${engine} vs ORT (128-token question): logits max rel diff ${diff(laya.parity.logits, res.ort.parity.logits).toExponential(2)}, act ${diff(laya.parity.act, res.ort.parity.act).toExponential(2)}`);
+  }
+  if (res.laya && res['laya-baseline']) {
+    const [base, now] = [res['laya-baseline'], res.laya];
+    const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${fmtRatio(time(base, L, threads) / time(now, L, threads))}x`);
+    console.log(`  ratio laya-baseline / laya ${clocks(base, now, threads)} time (>1: this build faster): ${ratios.join(', ')}, call ${fmtRatio(callTime(base, threads) / callTime(now, threads))}x; peak RSS ${fmtRatio(base.peakRss / now.peakRss)}x`);
+    console.log(`  parity laya vs laya-baseline (128-token question): logits max rel diff ${diff(now.parity.logits, base.parity.logits).toExponential(2)}, act ${diff(now.parity.act, base.parity.act).toExponential(2)}`);
   }
   for (const [engine, what] of [['laya-relaxed', 'relaxed'], ['laya-q8', 'q8'], ['laya-webgpu', 'webgpu']]) {
     if (!res.laya || !res[engine]) continue;

@@ -2,7 +2,7 @@
 // package (model.forward on token ids) or onnxruntime-web (wasm backend) on the reference export.
 // Prints one JSON line: load / first-answer times, per-length run times, the 3-question call,
 // the outputs of the parity question, peak RSS, wasm memory.
-// Usage: node --expose-gc bench/speed-child.mjs <laya|laya-relaxed|laya-q8|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
+// Usage: node --expose-gc bench/speed-child.mjs <laya|laya-relaxed|laya-q8|laya-baseline|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
 // laya runs the plain-SIMD module, laya-relaxed the relaxed-SIMD one (the parent passes Node 20
 // --experimental-wasm-relaxed-simd for it); the JSON line says which ran ("simd"). laya-q8 is the
 // plain-SIMD module loading the same F16 file with { weights: 'q8' } (issue 14: q8 weights, f32
@@ -24,8 +24,10 @@ const kCallLength = 128, kCallQuestions = 3;
 let runOne, runCall, memory = () => null, profiled = null, version = '', simd, backend, adapter;
 const gpuEngine = engine === 'laya-webgpu';
 const t0 = performance.now();
-if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8' || gpuEngine) {
-  const { load } = await import(path.join(root, 'dist/index.node.js'));
+if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8' || engine === 'laya-baseline' || gpuEngine) {
+  // laya-baseline: another built checkout (speed-bench --baseline), run exactly as laya is.
+  const packageRoot = engine === 'laya-baseline' ? process.env.LAYA_BASELINE_ROOT : root;
+  const { load } = await import(path.join(packageRoot, 'dist/index.node.js'));
   let gpuOptions = {};
   const seen = {};
   if (gpuEngine) {
@@ -53,7 +55,7 @@ if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8' || gp
     model.setProfiling(false);
     return p;
   };
-  version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+  version = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')).version;
 } else {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = threads;

@@ -8,6 +8,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -63,6 +65,19 @@ std::string ok_or_error(const Status& status) { return status.ok() ? std::string
 template <class T, class Fn>
 std::string json_or_error(const Result<T>& result, Fn&& to_json) {
   return result.ok() ? to_json(result.value()) : wire::error(result.error());
+}
+
+// A number as JavaScript's String() shows it, for messages about a number argument.
+std::string js_number_text(double n) {
+  if (std::isnan(n)) return "NaN";
+  if (std::isinf(n)) return n > 0 ? "Infinity" : "-Infinity";
+  char buffer[32];
+  // The shortest spelling that reads back as n, as JavaScript prints it.
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, n);
+    if (std::strtod(buffer, nullptr) == n) break;
+  }
+  return buffer;
 }
 
 // A count or index from JavaScript: a whole number in [0, 2^52], exactly representable.
@@ -137,8 +152,8 @@ class LayaSession {
     auto run = [&]() -> Result<std::string> {
       LAYA_ASSIGN_OR_RETURN(uint64_t size, file_size_from(file_size));
       LAYA_RETURN_IF_ERROR(session_.plan_outside(bytes_of(header_bytes), size));
-      return wire::outside_model(*session_.outside_plan(), session_.header(),
-                                 session_.outside()->decision_limits());
+      const OutsideBackend& outside = *session_.outside();
+      return wire::outside_model(outside.plan(), outside.header(), outside.limits(GraphKind::kDecision));
     };
     return json_or_error(run(), [](const std::string& s) { return s; });
   }
@@ -154,11 +169,9 @@ class LayaSession {
       for (const auto& [k, b, text] : programs_) {
         if (k == kind && b == bucket) return text;
       }
-      LAYA_ASSIGN_OR_RETURN(BucketPlan plan, session_.plan_outside_bucket(kind, bucket));
-      const ModelPlan& model = *session_.outside_plan();
-      programs_.emplace_back(kind, bucket,
-                             wire::bucket_program(kind == GraphKind::kDecision ? model.decision : model.embedding,
-                                                  graph.c_str(), plan));
+      LAYA_ASSIGN_OR_RETURN(OutsideBackend * outside, outside_backend("outsideProgram"));
+      LAYA_ASSIGN_OR_RETURN(BucketPlan plan, outside->plan_bucket(kind, bucket));
+      programs_.emplace_back(kind, bucket, wire::bucket_program(outside->graph(kind), graph.c_str(), plan));
       return std::get<2>(programs_.back());
     };
     return json_or_error(run(), [](const std::string& s) { return s; });
@@ -166,8 +179,9 @@ class LayaSession {
   // A 1-D weight's bytes as the outside backend received them, checked finite as binding does.
   std::string outside_check_vector(double index, std::string bytes) {
     auto run = [&]() -> Status {
+      LAYA_ASSIGN_OR_RETURN(OutsideBackend * outside, outside_backend("outsideCheckVector"));
       LAYA_ASSIGN_OR_RETURN(size_t i, whole_number(index, "outsideCheckVector: index"));
-      return session_.check_outside_vector(i, bytes_of(bytes));
+      return outside->check_vector(i, bytes_of(bytes));
     };
     return ok_or_error(run());
   }
@@ -241,7 +255,7 @@ class LayaSession {
   std::string embed(std::string texts_json, double max_length) {
     auto run = [&]() -> Result<std::vector<std::vector<float>>> {
       if (!(max_length >= 1) || std::floor(max_length) != max_length || max_length > 1e9) {
-        return invalid_request("maxLength must be a positive integer");
+        return invalid_request("embed: maxLength must be a positive integer, got " + js_number_text(max_length));
       }
       LAYA_ASSIGN_OR_RETURN(json::Value doc, json::parse(texts_json, "texts"));
       LAYA_ASSIGN_OR_RETURN(std::vector<std::string> texts, wire::texts(doc));
@@ -362,10 +376,14 @@ class LayaSession {
     return emscripten::val::global("Atomics").call<int>("load", abort_flags_, abort_index_) == abort_id_;
   }
 
-  // The outside backend's runs, or the error `what` gives before planOutside.
-  Result<OutsideRuns*> outside_runs(const char* what) {
+  // The outside backend, or the error `what` gives before planOutside.
+  Result<OutsideBackend*> outside_backend(const char* what) {
     if (session_.outside() == nullptr) return invalid_request(std::string(what) + ": call planOutside first");
     return session_.outside();
+  }
+  Result<OutsideRuns*> outside_runs(const char* what) {
+    LAYA_ASSIGN_OR_RETURN(OutsideBackend * outside, outside_backend(what));
+    return &outside->runs();
   }
 
   Session session_;

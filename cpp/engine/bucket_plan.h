@@ -19,19 +19,6 @@ struct BucketPlan {
   Layout layout;
 };
 
-// What a batch must respect to run on a graph: ids below the embedding table's rows, qtypes below
-// the type table's (0: the graph reads none), and a marker in every sequence when the graph
-// computes act features over them.
-struct BatchLimits {
-  int64_t vocab_size = 0;
-  int64_t type_count = 0;
-  bool needs_markers = false;
-};
-BatchLimits batch_limits(const Graph& graph, const WeightTable& weights);
-
-// Batch::validate with the limits, then the markers. invalid_request errors naming the sequence.
-Status check_batch(const Batch& batch, const BatchLimits& limits);
-
 // Checks that a bucket's activations can be addressed: the planner works in size_t (32 bits in wasm)
 // and every offset it makes is at most the sum of all value sizes, so that sum must fit. An
 // out_of_memory error otherwise.

@@ -1,7 +1,8 @@
-// The executor: one graph bound to its weights, run on packed batches. Each batch's row counts are
-// rounded up to a bucket (plan/bucket.h); a graph is lowered once per bucket and cached, and the
-// arena is sized for the largest bucket seen. A run validates the batch, then loops over the
-// bucket's steps on the rows the batch really has; it allocates nothing once its bucket is lowered.
+// The CPU executor: one graph bound to its weights, run on packed batches. Each batch's row counts
+// are rounded up to a bucket (plan/bucket.h); a graph is lowered once per bucket and cached, and the
+// arena is sized for the largest bucket seen. A run takes a batch checked where it entered the
+// engine (batch_check.h) and loops over the bucket's steps on the rows the batch really has; it
+// allocates nothing once its bucket is lowered.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 
 #include "engine/arena.h"
 #include "engine/batch.h"
+#include "engine/batch_check.h"
 #include "engine/bucket_plan.h"
 #include "engine/lower.h"
 #include "engine/step_profile.h"
@@ -27,42 +29,39 @@ namespace laya {
 // TypeScript, read through shared memory while the run blocks its thread). Empty: never.
 using StopCheck = std::function<bool()>;
 
-// The memory runs work in: the activation arena and the kernels' scratch. The executors of one
-// model share one (their graphs never run at once), so it is as big as the larger need of the two.
-struct Workspace {
-  Arena activations;
-  Arena scratch;
-};
+// The memory runs work in: one arena, a bucket's activations as the planner laid them out and the
+// kernels' scratch planned after them (Lowered::scratch_at). The executors of one model share one
+// (their graphs never run at once), so it is as big as the larger need of the two.
+using Workspace = Arena;
 
 class Executor {
  public:
   // Checks the graph against the weights (every problem at once is not needed: the first, with the
-  // op and the numbers). The weights' data must outlive the executor.
-  // `workspace`: shared with other executors (null: one of its own).
-  static Result<Executor> create(Graph graph, WeightTable weights, kernels::Isa isa = kernels::best_isa(),
-                                 std::shared_ptr<Workspace> workspace = nullptr);
+  // op and the numbers). The graph, the table and the weights' data are the caller's and must
+  // outlive the executor: it keeps references, not copies. `workspace`: shared with other
+  // executors (null: one of its own).
+  static Result<Executor> create(const Graph& graph, const WeightTable& weights,
+                                 kernels::Isa isa = kernels::best_isa(), std::shared_ptr<Workspace> workspace = nullptr);
 
   Executor(Executor&&) noexcept = default;
   Executor& operator=(Executor&&) noexcept = default;
 
-  // Runs the graph on a batch. Bad batches are invalid_request errors naming the sequence; a run
-  // the stop check ends early is an aborted error, and leaves no output (the next run starts clean).
-  Status run(const Batch& batch);
+  // Runs the graph on a batch checked against limits() (check_batch). A run the stop check ends
+  // early is an aborted error, and leaves no output (the next run starts clean).
+  Status run(const CheckedBatch& batch);
 
   // An output of the last run (graph.logits / act / pooled): its rows for that batch, row-major.
   // Empty before the first run, or for a value that is not an output. It lives in the workspace:
   // read it before any executor sharing that workspace runs again.
   std::span<const float> output(ValueId v) const;
 
-  // The ids the batch may use and the qtypes it may use (0: the graph reads none).
-  int64_t vocab_size() const { return limits_.vocab_size; }
-  int64_t type_count() const { return limits_.type_count; }
+  // What a batch must respect to run here: check a batch against these before run().
+  const BatchLimits& limits() const { return limits_; }
 
-  const Graph& graph() const { return graph_; }
+  const Graph& graph() const { return *graph_; }
   kernels::Isa isa() const { return isa_; }
-  // The workspace's sizes (shared: the same figures for every executor sharing it).
-  size_t arena_bytes() const { return workspace_->activations.bytes(); }
-  size_t scratch_bytes() const { return workspace_->scratch.bytes(); }
+  // The workspace's size (shared: the same figure for every executor sharing it).
+  size_t arena_bytes() const { return workspace_->bytes(); }
   size_t buckets_lowered() const { return lowered_.size(); }
   // Threads for the steps big enough to share (null: the calling thread alone). The pool must
   // outlive the executor; results are bit-identical for any pool.
@@ -81,11 +80,11 @@ class Executor {
   std::vector<std::string> kernel_names() const;
 
  private:
-  Executor(Graph graph, WeightTable weights, kernels::Isa isa);
+  Executor(const Graph& graph, const WeightTable& weights, kernels::Isa isa);
   Result<const Lowered*> lowered_for(const RowCounts& rows);
 
-  Graph graph_;
-  WeightTable weights_;
+  const Graph* graph_;
+  const WeightTable* weights_;
   kernels::Isa isa_;
   BatchLimits limits_;
   std::vector<std::unique_ptr<Lowered>> lowered_;

@@ -6,7 +6,6 @@
 #include <cstdlib>
 
 #include "kernels/panels.h"
-#include "util/overloaded.h"
 
 namespace laya {
 
@@ -15,15 +14,12 @@ std::vector<size_t> gemm_panel_weights(std::span<const Graph* const> graphs, con
   auto mark = [](std::vector<bool>& v, WeightId id) {
     if (id.index < v.size()) v[id.index] = true;
   };
+  // A GEMM's matrix may become panels; a lookup table read by any op must stay in rows.
   for (const Graph* g : graphs) {
     for (const Op& op : g->ops) {
-      std::visit(Overloaded{
-                     [&](const ops::Gemm& o) { mark(gemm, o.w); },
-                     [&](const ops::Embed& o) { mark(other, o.table); },
-                     [&](const ops::AddType& o) { mark(other, o.table); },
-                     [](const auto&) {},
-                 },
-                 op);
+      const OpWeights used = weights_of(op);
+      for (WeightId id : used.matrices) mark(gemm, id);
+      for (WeightId id : used.tables) mark(other, id);
     }
   }
   std::vector<size_t> chosen;

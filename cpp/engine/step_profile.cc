@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <utility>
 
-#include "util/overloaded.h"
 
 namespace laya {
 
@@ -47,30 +46,6 @@ std::string StepProfile::to_json() const {
     first = false;
   }
   return s + "]}";
-}
-
-double step_flops(const Step& step, const RowCounts& rows, const kernels::Packing& packing) {
-  return std::visit(Overloaded{
-                        [&](const steps::Gemm& s) {
-                          return 2.0 * static_cast<double>(rows.of(s.rows)) * static_cast<double>(s.w.rows) *
-                                 static_cast<double>(s.w.cols);
-                        },
-                        [&](const steps::Attention& s) {
-                          // Scores and the weighted sum: 2·64 each per visible (query, key) pair.
-                          double pairs = 0;
-                          for (int64_t q = 0; q < packing.seqs; ++q) {
-                            const int64_t len = packing.seq_len(q);
-                            for (int64_t i = 0; i < len; ++i) {
-                              const int64_t lo = s.window < 0 ? 0 : std::max<int64_t>(0, i - s.window);
-                              const int64_t hi = s.window < 0 ? len : std::min<int64_t>(len, i + s.window + 1);
-                              pairs += static_cast<double>(hi - lo);
-                            }
-                          }
-                          return 4.0 * static_cast<double>(kernels::kHeadDim) * pairs * static_cast<double>(s.heads);
-                        },
-                        [](const auto&) { return 0.0; },
-                    },
-                    step);
 }
 
 }  // namespace laya

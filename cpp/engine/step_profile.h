@@ -9,7 +9,7 @@
 #include <string>
 #include <variant>
 
-#include "engine/lower.h"
+#include "engine/steps.h"
 
 namespace laya {
 
@@ -17,7 +17,7 @@ struct StepProfile {
   static constexpr size_t kKinds = std::variant_size_v<Step>;
   std::array<double, kKinds> seconds{};
   std::array<int64_t, kKinds> calls{};
-  std::array<double, kKinds> flops{};  // 2·m·n·k per GEMM, 4·queries·keys·64 per attention head; 0 elsewhere
+  std::array<double, kKinds> flops{};  // each op's flops() (graph/ops.cc): GEMMs and attention; 0 elsewhere
   int64_t runs = 0;
 
   // The step kind of variant index `kind`: "gemm", "attention", "layer_norm", ...
@@ -26,8 +26,5 @@ struct StepProfile {
   // {"runs":2,"steps":[{"kind":"gemm","calls":..,"ms":..,"gflop":..}, ...]}, kinds never run left out.
   std::string to_json() const;
 };
-
-// The arithmetic of one step on the batch's real rows, as counted in StepProfile::flops.
-double step_flops(const Step& step, const RowCounts& rows, const kernels::Packing& packing);
 
 }  // namespace laya

@@ -1,27 +1,7 @@
+// Building a graph (see graph.h); each op's descriptor is in ops.cc.
 #include "graph/graph.h"
-#include "util/overloaded.h"
 
 namespace laya {
-
-OpUses uses(const Op& op) {
-  return std::visit(
-      Overloaded{
-          [](const ops::Embed& o) { return OpUses{{}, {o.out}}; },
-          [](const ops::LayerNorm& o) { return OpUses{{o.x}, {o.out}}; },
-          [](const ops::Gemm& o) {
-            return o.epilogue == Epilogue::kAccumulate ? OpUses{{o.a, o.out}, {o.out}}
-                                                       : OpUses{{o.a}, {o.out}};
-          },
-          [](const ops::Rope& o) { return OpUses{{o.qkv}, {o.qkv}}; },
-          [](const ops::Attention& o) { return OpUses{{o.qkv}, {o.out}}; },
-          [](const ops::GeGlu& o) { return OpUses{{o.x}, {o.out}}; },
-          [](const ops::AddType& o) { return OpUses{{o.h}, {o.h}}; },
-          [](const ops::GatherMarkers& o) { return OpUses{{o.h}, {o.out}}; },
-          [](const ops::ActFeatures& o) { return OpUses{{o.h, o.logits}, {o.out}}; },
-          [](const ops::MeanPool& o) { return OpUses{{o.h}, {o.out}}; },
-      },
-      op);
-}
 
 ValueId Graph::value(Rows rows, int64_t width) {
   values.push_back(Shape{rows, width});

@@ -1,5 +1,5 @@
-// The scalar attention (the oracle: one query at a time, the full row of scores, then the softmax)
-// and the kernel choice. The SIMD twin is in attention_simd128.cc.
+// The scalar attention (the oracle: one query at a time, the full row of scores, then the softmax).
+// The SIMD twin is in attention_simd128.cc; kernels/kernel_table.h picks between them.
 #include "kernels/attention.h"
 
 #include <algorithm>
@@ -47,22 +47,7 @@ void attention_f32_scalar(const AttentionArgs& a, int64_t item_begin, int64_t it
   }
 }
 
-Kernel<AttentionFn> attention_kernel(Isa isa) {
-#ifdef LAYA_SIMD128
-  if (isa == Isa::kSimd128) return {attention_f32_4x8_simd128, "attention_f32_4x8_simd128"};
-#endif
-  return {attention_f32_scalar, "attention_f32_scalar"};
-}
-
-size_t attention_scratch_floats(Isa isa, int64_t max_seq_len) {
-#ifdef LAYA_SIMD128
-  if (isa == Isa::kSimd128) {
-    // The head's keys transposed, [64][len rounded up to a key tile], its values [keys][64], and a
-    // query tile's accumulators [4][64] and queries [64][4].
-    const int64_t keys = (max_seq_len + kAttentionKeyTile - 1) / kAttentionKeyTile * kAttentionKeyTile;
-    return static_cast<size_t>(2 * kHeadDim * keys + 2 * kAttentionQueryTile * kHeadDim);
-  }
-#endif
+size_t attention_scratch_floats_scalar(int64_t max_seq_len) {
   return static_cast<size_t>(max_seq_len);  // one query's scores
 }
 

@@ -23,12 +23,14 @@ struct AttentionArgs {
 };
 
 // Work items [item_begin, item_end) of seqs · heads: item s · heads + h is head h of sequence s, so
-// threads can share even a batch of one sequence. `scratch` holds attention_scratch_floats(...)
-// floats.
+// threads can share even a batch of one sequence. `scratch` holds the kernel's scratch floats for
+// the longest sequence (its instruction set's attention_scratch_floats_*, below).
 using AttentionFn = void (*)(const AttentionArgs& args, int64_t item_begin, int64_t item_end,
                              float* scratch);
 
 void attention_f32_scalar(const AttentionArgs& args, int64_t item_begin, int64_t item_end, float* scratch);
+// Scratch for sequences of up to max_seq_len tokens.
+size_t attention_scratch_floats_scalar(int64_t max_seq_len);
 #ifdef LAYA_SIMD128
 // Query tiles of 4 against key tiles of 8 with an online softmax; key tiles outside every window
 // of the query tile are skipped.
@@ -36,10 +38,7 @@ inline constexpr int64_t kAttentionQueryTile = 4;
 inline constexpr int64_t kAttentionKeyTile = 8;
 void attention_f32_4x8_simd128(const AttentionArgs& args, int64_t item_begin, int64_t item_end,
                                float* scratch);
+size_t attention_scratch_floats_simd128(int64_t max_seq_len);
 #endif
-
-Kernel<AttentionFn> attention_kernel(Isa isa);
-// Scratch for sequences of up to max_seq_len tokens.
-size_t attention_scratch_floats(Isa isa, int64_t max_seq_len);
 
 }  // namespace laya::kernels

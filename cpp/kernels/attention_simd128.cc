@@ -210,6 +210,13 @@ void pack_keys_and_values(const float* rows, int64_t stride, int64_t k_col, int6
 
 }  // namespace
 
+size_t attention_scratch_floats_simd128(int64_t max_seq_len) {
+  // attention_f32_4x8_simd128's layout: the head's keys transposed, [64][len rounded up to a key
+  // tile], its values [keys][64], and a query tile's accumulators [4][64] and queries [64][4].
+  const int64_t keys = (max_seq_len + kKt - 1) / kKt * kKt;
+  return static_cast<size_t>(2 * kHeadDim * keys + 2 * kQt * kHeadDim);
+}
+
 void attention_f32_4x8_simd128(const AttentionArgs& a, int64_t item_begin, int64_t item_end, float* scratch) {
   const int64_t d = a.heads * kHeadDim;
   const int64_t stride = 3 * d;

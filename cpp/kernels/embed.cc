@@ -1,4 +1,4 @@
-// Scalar table lookups (Embed, AddType) and their kernel names.
+// Scalar table lookups (Embed, AddType).
 #include "kernels/embed.h"
 
 namespace laya::kernels {
@@ -18,26 +18,6 @@ void add_type_scalar(const MatrixRef& table, const Packing& p, float* h, int64_t
       for (int64_t j = 0; j < width; ++j) row[j] += table.at(type, j);
     }
   }
-}
-
-Kernel<EmbedFn> embed_kernel(DType dtype, Isa) {
-  switch (dtype) {
-    case DType::kF32: return {embed_scalar, "embed_f32_scalar"};
-    case DType::kF16: return {embed_scalar, "embed_f16_scalar"};
-    case DType::kBF16: return {embed_scalar, "embed_bf16_scalar"};
-    case DType::kI8: return {embed_scalar, "embed_q8_scalar"};
-  }
-  return {embed_scalar, "embed_scalar"};
-}
-
-Kernel<AddTypeFn> add_type_kernel(DType dtype, Isa) {
-  switch (dtype) {
-    case DType::kF32: return {add_type_scalar, "add_type_f32_scalar"};
-    case DType::kF16: return {add_type_scalar, "add_type_f16_scalar"};
-    case DType::kBF16: return {add_type_scalar, "add_type_bf16_scalar"};
-    case DType::kI8: return {add_type_scalar, "add_type_q8_scalar"};
-  }
-  return {add_type_scalar, "add_type_scalar"};
 }
 
 }  // namespace laya::kernels

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
 #include "kernels/matrix.h"
 #include "kernels/packing.h"
 
@@ -16,13 +15,11 @@ using EmbedFn = void (*)(const MatrixRef& table, const int32_t* ids, float* out,
                          int64_t row_end);
 void embed_scalar(const MatrixRef& table, const int32_t* ids, float* out, int64_t row_begin,
                   int64_t row_end);
-Kernel<EmbedFn> embed_kernel(DType dtype, Isa isa);
 
 // Sequences [seq_begin, seq_end) of h ([tokens, table.cols]), in place.
 using AddTypeFn = void (*)(const MatrixRef& table, const Packing& packing, float* h, int64_t seq_begin,
                            int64_t seq_end);
 void add_type_scalar(const MatrixRef& table, const Packing& packing, float* h, int64_t seq_begin,
                      int64_t seq_end);
-Kernel<AddTypeFn> add_type_kernel(DType dtype, Isa isa);
 
 }  // namespace laya::kernels

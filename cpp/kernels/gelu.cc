@@ -1,4 +1,4 @@
-// Scalar GeGlu and the GeGlu kernel choice; the SIMD twin is in gelu_simd128.cc.
+// Scalar GeGlu; the SIMD twin is in gelu_simd128.cc, and kernels/kernel_table.h picks between them.
 #include "kernels/gelu.h"
 
 namespace laya::kernels {
@@ -9,13 +9,6 @@ void geglu_f32_scalar(const float* x, float* out, int64_t n, int64_t row_begin, 
     float* o = out + r * n;
     for (int64_t j = 0; j < n; ++j) o[j] = gelu_scalar(in[j]) * in[n + j];
   }
-}
-
-Kernel<GeGluFn> geglu_kernel(Isa isa) {
-#ifdef LAYA_SIMD128
-  if (isa == Isa::kSimd128) return {geglu_f32_simd128, "geglu_f32_simd128"};
-#endif
-  return {geglu_f32_scalar, "geglu_f32_scalar"};
 }
 
 }  // namespace laya::kernels

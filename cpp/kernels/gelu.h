@@ -24,6 +24,4 @@ void geglu_f32_simd128(const float* x, float* out, int64_t n, int64_t row_begin,
 void gelu_f32_simd128(const float* x, float* out, int64_t count);
 #endif
 
-Kernel<GeGluFn> geglu_kernel(Isa isa);
-
 }  // namespace laya::kernels

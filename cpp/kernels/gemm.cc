@@ -1,5 +1,5 @@
-// The scalar GEMM (the oracle: one dot product per output, k in order) and the kernel choice. The
-// SIMD GEMM is in gemm_simd128.cc.
+// The scalar GEMM (the oracle: one dot product per output, k in order). The SIMD GEMM is in
+// gemm_simd128.cc; kernels/kernel_table.h picks between them.
 #include "kernels/gemm.h"
 
 #include "kernels/gelu.h"
@@ -34,31 +34,7 @@ void gemm_scalar(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* w_row
   }
 }
 
-Kernel<GemmFn> gemm_kernel(DType dtype, Isa isa) {
-#ifdef LAYA_SIMD128
-  if (isa == Isa::kSimd128) {
-    switch (dtype) {
-      case DType::kF32: return {gemm_f32_4x8_simd128, "gemm_f32_4x8_simd128"};
-      case DType::kF16: return {gemm_f16_4x8_simd128, "gemm_f16_4x8_simd128"};
-      case DType::kBF16: return {gemm_bf16_4x8_simd128, "gemm_bf16_4x8_simd128"};
-      case DType::kI8: return {gemm_q8_4x8_simd128, "gemm_q8_4x8_simd128"};
-    }
-  }
-#endif
-  switch (dtype) {
-    case DType::kF32: return {gemm_scalar, "gemm_f32_scalar"};
-    case DType::kF16: return {gemm_scalar, "gemm_f16_scalar"};
-    case DType::kBF16: return {gemm_scalar, "gemm_bf16_scalar"};
-    case DType::kI8: return {gemm_scalar, "gemm_q8_scalar"};
-  }
-  return {gemm_scalar, "gemm_scalar"};
-}
-
-size_t gemm_scratch_floats(Isa isa, int64_t m, int64_t k) {
-#ifdef LAYA_SIMD128
-  // A packed panel of kGemmKBlock × 8, and the 8-column partial sums of every row between blocks.
-  if (isa == Isa::kSimd128) return static_cast<size_t>(kGemmKBlock * kGemmTileCols + m * kGemmTileCols);
-#endif
+size_t gemm_scratch_floats_scalar(int64_t, int64_t k) {
   return static_cast<size_t>(k);  // one weight row converted to f32
 }
 

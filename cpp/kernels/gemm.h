@@ -26,11 +26,13 @@ struct GemmArgs {
   float* out = nullptr;  // [m, n]; with kAccumulate it already holds what the results add to
 };
 
-// Columns [n_begin, n_end) of out. `scratch` holds gemm_scratch_floats(...) floats; a and out
-// never alias.
+// Columns [n_begin, n_end) of out. `scratch` holds the kernel's scratch floats for m rows of k (its
+// instruction set's gemm_scratch_floats_*, below); a and out never alias.
 using GemmFn = void (*)(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
 
 void gemm_scalar(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+// The scratch a kernel needs for m rows of k.
+size_t gemm_scratch_floats_scalar(int64_t m, int64_t k);
 
 #ifdef LAYA_SIMD128
 // The register tile: 4 rows of a by 8 columns of out, 8 f32x4 accumulators (V8 spills beyond).
@@ -46,11 +48,8 @@ void gemm_bf16_4x8_simd128(const GemmArgs& args, int64_t n_begin, int64_t n_end,
 // q8 weights (kI8 with scales): each block converted to f32 as float(q) · scale, as the scalar
 // kernel converts its rows, so the two agree bit for bit.
 void gemm_q8_4x8_simd128(const GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+size_t gemm_scratch_floats_simd128(int64_t m, int64_t k);
 #endif
-
-// The kernel for a weight dtype, and the scratch it needs for m rows of k.
-Kernel<GemmFn> gemm_kernel(DType dtype, Isa isa);
-size_t gemm_scratch_floats(Isa isa, int64_t m, int64_t k);
 
 // The epilogue of one result: `v` is the sum plus bias, `old` what out held.
 float apply_epilogue(Epilogue epilogue, float v, float old);

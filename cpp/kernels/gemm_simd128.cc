@@ -237,6 +237,11 @@ void gemm_4x8(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch)
 
 }  // namespace
 
+size_t gemm_scratch_floats_simd128(int64_t m, int64_t) {
+  // gemm_4x8's panel of kGemmKBlock × 8, and the 8-column partial sums of every row between blocks.
+  return static_cast<size_t>(kGemmKBlock * kGemmTileCols + m * kGemmTileCols);
+}
+
 void gemm_f32_4x8_simd128(const GemmArgs& g, int64_t n_begin, int64_t n_end, float* scratch) {
   gemm_4x8<DType::kF32>(g, n_begin, n_end, scratch);
 }

@@ -1,7 +1,7 @@
 // Which instruction set a kernel is written for. Every op has a plain scalar kernel (the executable
 // spec and the test oracle); the hot ones also have a wasm SIMD128 twin, compiled where LAYA_SIMD128
-// is defined (below). Asking for kSimd128 where it is not compiled gives the scalar kernel, and the
-// kernel's name says which one was chosen.
+// is defined (below). Asking for kSimd128 where it is not compiled gives the scalar kernels
+// (kernels/kernel_table.h), and each kernel's name says which one was chosen.
 #pragma once
 
 // The one switch for the SIMD128 kernels: on when compiling to wasm SIMD, and natively when CMake

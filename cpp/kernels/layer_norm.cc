@@ -1,4 +1,5 @@
-// The scalar LayerNorm and the kernel choice; the SIMD twin is in layer_norm_simd128.cc.
+// The scalar LayerNorm; the SIMD twin is in layer_norm_simd128.cc, and kernels/kernel_table.h picks
+// between them.
 #include "kernels/layer_norm.h"
 
 #include <cmath>
@@ -25,13 +26,6 @@ void layer_norm_f32_scalar(const LayerNormArgs& a, int64_t row_begin, int64_t ro
       out[j] = static_cast<float>(y);
     }
   }
-}
-
-Kernel<LayerNormFn> layer_norm_kernel(Isa isa) {
-#ifdef LAYA_SIMD128
-  if (isa == Isa::kSimd128) return {layer_norm_f32_simd128, "layer_norm_f32_simd128"};
-#endif
-  return {layer_norm_f32_scalar, "layer_norm_f32_scalar"};
 }
 
 }  // namespace laya::kernels

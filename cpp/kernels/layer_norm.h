@@ -26,6 +26,4 @@ void layer_norm_f32_scalar(const LayerNormArgs& args, int64_t row_begin, int64_t
 void layer_norm_f32_simd128(const LayerNormArgs& args, int64_t row_begin, int64_t row_end);
 #endif
 
-Kernel<LayerNormFn> layer_norm_kernel(Isa isa);
-
 }  // namespace laya::kernels

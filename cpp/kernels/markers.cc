@@ -56,12 +56,4 @@ void act_features_f32_scalar(const float* h, const float* logits, float* out, in
   }
 }
 
-Kernel<GatherMarkersFn> gather_markers_kernel(Isa) {
-  return {gather_markers_f32_scalar, "gather_markers_f32_scalar"};
-}
-
-Kernel<ActFeaturesFn> act_features_kernel(Isa) {
-  return {act_features_f32_scalar, "act_features_f32_scalar"};
-}
-
 }  // namespace laya::kernels

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
 #include "kernels/packing.h"
 
 namespace laya::kernels {
@@ -17,7 +16,6 @@ using GatherMarkersFn = void (*)(const float* h, float* out, int64_t width, cons
                                  int64_t seq_begin, int64_t seq_end);
 void gather_markers_f32_scalar(const float* h, float* out, int64_t width, const Packing& packing,
                                int64_t seq_begin, int64_t seq_end);
-Kernel<GatherMarkersFn> gather_markers_kernel(Isa isa);
 
 // The four act features of one sequence from its k >= 1 marker logits.
 void act_features_of(const float* logits, int64_t k, float features[4]);
@@ -27,6 +25,5 @@ using ActFeaturesFn = void (*)(const float* h, const float* logits, float* out, 
                                const Packing& packing, int64_t seq_begin, int64_t seq_end);
 void act_features_f32_scalar(const float* h, const float* logits, float* out, int64_t width,
                              const Packing& packing, int64_t seq_begin, int64_t seq_end);
-Kernel<ActFeaturesFn> act_features_kernel(Isa isa);
 
 }  // namespace laya::kernels

@@ -18,6 +18,4 @@ void mean_pool_f32_scalar(const float* h, float* out, int64_t width, const Packi
   }
 }
 
-Kernel<MeanPoolFn> mean_pool_kernel(Isa) { return {mean_pool_f32_scalar, "mean_pool_f32_scalar"}; }
-
 }  // namespace laya::kernels

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
 #include "kernels/packing.h"
 
 namespace laya::kernels {
@@ -15,6 +14,5 @@ using MeanPoolFn = void (*)(const float* h, float* out, int64_t width, const Pac
                             int64_t seq_begin, int64_t seq_end);
 void mean_pool_f32_scalar(const float* h, float* out, int64_t width, const Packing& packing,
                           int64_t seq_begin, int64_t seq_end);
-Kernel<MeanPoolFn> mean_pool_kernel(Isa isa);
 
 }  // namespace laya::kernels

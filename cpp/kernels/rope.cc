@@ -1,4 +1,5 @@
-// RoPE tables and the scalar rotation; the SIMD twin is in rope_simd128.cc.
+// RoPE tables and the scalar rotation; the SIMD twin is in rope_simd128.cc, and
+// kernels/kernel_table.h picks between them.
 #include "kernels/rope.h"
 
 #include <cassert>
@@ -52,13 +53,6 @@ void rope_f32_scalar(const RopeArgs& a, int64_t seq_begin, int64_t seq_end) {
       }
     }
   }
-}
-
-Kernel<RopeFn> rope_kernel(Isa isa) {
-#ifdef LAYA_SIMD128
-  if (isa == Isa::kSimd128) return {rope_f32_simd128, "rope_f32_simd128"};
-#endif
-  return {rope_f32_scalar, "rope_f32_scalar"};
 }
 
 }  // namespace laya::kernels

@@ -7,11 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "graph/graph.h"
 #include "kernels/isa.h"
 
 namespace laya::kernels {
 
-inline constexpr int64_t kHeadDim = 64;
+inline constexpr int64_t kHeadDim = laya::kHeadDim;  // graph/graph.h
 inline constexpr int64_t kRopePairs = kHeadDim / 2;
 
 // cos and sin of every angle for positions [0, positions), [position][pair] row-major.
@@ -39,7 +40,5 @@ void rope_f32_scalar(const RopeArgs& args, int64_t seq_begin, int64_t seq_end);
 #ifdef LAYA_SIMD128
 void rope_f32_simd128(const RopeArgs& args, int64_t seq_begin, int64_t seq_end);
 #endif
-
-Kernel<RopeFn> rope_kernel(Isa isa);
 
 }  // namespace laya::kernels

@@ -13,12 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "graph/graph.h"  // kHeadDim: every attention head in the encoder and the decision head is 64 wide
 #include "util/status.h"
 
 namespace laya {
-
-// Every attention head in the encoder and the decision head is 64 wide (laya-spec §1.3).
-inline constexpr int64_t kHeadDim = 64;
 
 // What a ModernBERT layer attends to: every key, or a window around the query.
 enum class LayerKind { kGlobal, kSliding };

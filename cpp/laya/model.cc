@@ -72,6 +72,14 @@ Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header
   return plan;
 }
 
+void place_model(ModelPlan& plan, const std::byte* data) {
+  for (size_t i = 0; i < plan.weights.size(); ++i) {
+    WeightView& view = plan.weights[i];
+    view.data = data + plan.bytes[i].begin;
+    view.scales = view.dtype == DType::kI8 ? data + plan.bytes[i].scales_begin : nullptr;
+  }
+}
+
 Status check_vector(const WeightView& view, std::span<const std::byte> bytes) {
   if (view.shape.size() != 1) return internal_error("check_vector: " + view.name + " is not a vector");
   const auto count = static_cast<size_t>(view.shape[0]);

@@ -42,6 +42,10 @@ struct ModelPlan {
 // memory (the views then have no data, and `bytes` says where each tensor is).
 Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header& header, const std::byte* data);
 
+// Points a plan's views at a data section now at `data` (planned with null before the buffer
+// existed): each view's data and scales are `data` plus its `bytes`.
+void place_model(ModelPlan& plan, const std::byte* data);
+
 // A 1-D weight's stored bytes (`view.dtype`, `view.shape[0]` elements), checked as binding checks
 // them: a NaN or Inf is invalid_checkpoint naming the tensor. For a backend that keeps the vectors
 // itself (the GPU) and shows them to the engine only to be checked.

@@ -11,23 +11,6 @@
 
 namespace laya {
 
-// How many rows each kind of value has, for a batch or for a bucket of batches.
-struct RowCounts {
-  int64_t tokens = 0;
-  int64_t seqs = 0;
-  int64_t markers = 0;
-
-  int64_t of(Rows rows) const {
-    switch (rows) {
-      case Rows::kTokens: return tokens;
-      case Rows::kSeqs: return seqs;
-      case Rows::kMarkers: return markers;
-    }
-    return 0;
-  }
-  friend bool operator==(const RowCounts&, const RowCounts&) = default;
-};
-
 // Offsets are multiples of this many f32 elements: 64 bytes, a cache line and a wasm SIMD friendly
 // alignment.
 inline constexpr size_t kLayoutAlign = 16;

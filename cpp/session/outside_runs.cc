@@ -50,8 +50,8 @@ Result<const std::vector<float>*> OutsideRuns::outputs_of(GraphKind graph, const
   return nullptr;
 }
 
-Result<std::vector<DecisionOutput>> OutsideRuns::decisions(const Batch& batch) {
-  LAYA_RETURN_IF_ERROR(check_batch(batch, decision_limits_));
+Result<std::vector<DecisionOutput>> OutsideRuns::decisions(const CheckedBatch& checked) {
+  const Batch& batch = checked.batch();
   LAYA_ASSIGN_OR_RETURN(const std::vector<float>* floats, outputs_of(GraphKind::kDecision, batch));
   std::vector<DecisionOutput> out(batch.seqs());
   const size_t markers = batch.markers.size();
@@ -69,8 +69,8 @@ Result<std::vector<DecisionOutput>> OutsideRuns::decisions(const Batch& batch) {
   return out;
 }
 
-Result<std::vector<std::vector<float>>> OutsideRuns::embeddings(const Batch& batch) {
-  LAYA_RETURN_IF_ERROR(check_batch(batch, embedding_limits_));
+Result<std::vector<std::vector<float>>> OutsideRuns::embeddings(const CheckedBatch& checked) {
+  const Batch& batch = checked.batch();
   LAYA_ASSIGN_OR_RETURN(const std::vector<float>* floats, outputs_of(GraphKind::kEmbedding, batch));
   std::vector<std::vector<float>> out(batch.seqs());
   for (int64_t s = 0; s < batch.seqs(); ++s) {

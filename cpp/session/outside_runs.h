@@ -1,7 +1,7 @@
 // Batches run by a backend outside the engine, whose runs are asynchronous and whose memory is
 // not wasm memory: the WebGPU backend (web/src/webgpu/). The session keeps all of a request's
 // logic (rows, batching, shortlists, answers, docs/architecture.md "One request, two backends");
-// it hands the batches it needs to an OutsideRuns instead of an Executor.
+// its OutsideBackend (outside_backend.h) hands the batches it needs to an OutsideRuns.
 //
 // The request code is synchronous and the GPU is not, so a request is run by replay: the caller
 // runs it, and every batch without outputs yet is recorded as pending and answered with zeros so
@@ -18,25 +18,16 @@
 #include <span>
 #include <vector>
 
-#include "engine/batch.h"
-#include "engine/bucket_plan.h"
+#include "engine/batch_check.h"
+#include "session/forward_backend.h"
 #include "util/status.h"
 
 namespace laya {
 
-enum class GraphKind { kDecision, kEmbedding };
-
-// One decision sequence's outputs.
-struct DecisionOutput {
-  std::vector<float> logits;  // one per marker
-  std::vector<float> act;     // A act logits
-};
-
 class OutsideRuns {
  public:
   // `act_width` act logits per decision sequence; `pooled_width` floats per embedding.
-  OutsideRuns(BatchLimits decision, BatchLimits embedding, int64_t act_width, int64_t pooled_width)
-      : decision_limits_(decision), embedding_limits_(embedding), act_width_(act_width), pooled_width_(pooled_width) {}
+  OutsideRuns(int64_t act_width, int64_t pooled_width) : act_width_(act_width), pooled_width_(pooled_width) {}
 
   // Forgets every batch and output: a new request starts.
   void begin_request();
@@ -45,8 +36,8 @@ class OutsideRuns {
 
   // The outputs of the next decision / embedding batch of this replay: supplied ones, or zeros
   // while the batch is recorded as pending.
-  Result<std::vector<DecisionOutput>> decisions(const Batch& batch);
-  Result<std::vector<std::vector<float>>> embeddings(const Batch& batch);
+  Result<std::vector<DecisionOutput>> decisions(const CheckedBatch& batch);
+  Result<std::vector<std::vector<float>>> embeddings(const CheckedBatch& batch);
 
   struct Pending {
     GraphKind graph;
@@ -54,7 +45,6 @@ class OutsideRuns {
     Batch batch;
   };
   const std::vector<Pending>& pending() const { return pending_; }
-  const BatchLimits& decision_limits() const { return decision_limits_; }
 
   // The outputs of a pending batch as its backend wrote them: decision batches their logits (one
   // per marker) then their act rows (act_width per sequence); embedding batches their pooled rows.
@@ -68,8 +58,6 @@ class OutsideRuns {
   // The outputs of call `index` of `graph`, recording it as pending when it has none.
   Result<const std::vector<float>*> outputs_of(GraphKind graph, const Batch& batch);
 
-  BatchLimits decision_limits_;
-  BatchLimits embedding_limits_;
   int64_t act_width_;
   int64_t pooled_width_;
   std::vector<Ran> decision_runs_;

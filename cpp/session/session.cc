@@ -1,11 +1,9 @@
+// A session's three parts and the request logic over its backend (see session.h).
 #include "session/session.h"
 
-#include "engine/gemm_panels.h"
-#include "laya/checkpoint.h"
-
-#include <cstdlib>
-#include <cstring>
 #include <utility>
+
+#include "session/cpu_backend.h"
 
 namespace laya {
 
@@ -15,12 +13,11 @@ namespace {
 // arena stays near the size of one long batch (about 64 MB of activations for the English model).
 constexpr size_t kMaxTokensPerForward = 4096;
 
-
 }  // namespace
 
 Status Session::configure(std::string_view rl_agent_json, std::string_view encoder_json,
                           std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
-  if (config_) return invalid_request("configure: this session is already configured");
+  if (configs_) return invalid_request("configure: this session is already configured");
   LAYA_ASSIGN_OR_RETURN(LayaConfig config, parse_config(rl_agent_json, encoder_json));
   LAYA_ASSIGN_OR_RETURN(json::Value rl_agent, json::parse(rl_agent_json, "rl_agent_config.json"));
   LAYA_ASSIGN_OR_RETURN(decide::LoadedCalibration calibration, decide::load_calibration(rl_agent));
@@ -36,22 +33,15 @@ Status Session::configure(std::string_view rl_agent_json, std::string_view encod
                                 std::to_string(vocab));
     }
   }
-  config_ = std::move(config);
-  tokenizer_ = std::move(tokenizer);
-  calibration_ = std::move(calibration.calibration);
-  calibration_warning_ = std::move(calibration.warning);
+  configs_ = std::make_unique<const Configs>(Configs{std::move(config), std::move(tokenizer),
+                                                     std::move(calibration.calibration), std::move(calibration.warning)});
   return {};
 }
 
-namespace {
-
-// Which matrices become GEMM panels, from the model's plan (the configs and the header alone).
-Result<PanelArranger> plan_panels(const ModelPlan& plan, const safetensors::Header& header, std::byte* data) {
-  const Graph* graphs[] = {&plan.decision, &plan.embedding};
-  return PanelArranger::create(graphs, plan.weights, {data, static_cast<size_t>(header.data_length)});
+const std::string& Session::calibration_warning() const {
+  static const std::string kNone;
+  return configs_ ? configs_->calibration_warning : kNone;
 }
-
-}  // namespace
 
 Result<uint64_t> Session::header_bytes_needed(std::span<const std::byte> prefix, uint64_t file_size) const {
   if (prefix.size() < 8) {
@@ -65,160 +55,62 @@ Result<uint64_t> Session::header_bytes_needed(std::span<const std::byte> prefix,
 
 Result<safetensors::Header> Session::read_header(std::span<const std::byte> header_bytes, uint64_t file_size,
                                                  const char* what) const {
-  if (!config_) return invalid_request(std::string(what) + ": configure the session first");
-  if (header_) return invalid_request(std::string(what) + ": the weights are already planned");
+  if (!configs_) return invalid_request(std::string(what) + ": configure the session first");
+  if (loading_ || backend_) return invalid_request(std::string(what) + ": the weights are already planned");
   LAYA_ASSIGN_OR_RETURN(uint64_t needed, header_bytes_needed(header_bytes, file_size));
   if (header_bytes.size() < needed) {
     return invalid_checkpoint("model.safetensors: the header needs " + std::to_string(needed) +
                               " bytes, got " + std::to_string(header_bytes.size()));
   }
   std::string_view json(reinterpret_cast<const char*>(header_bytes.data()) + 8, needed - 8);
-  LAYA_ASSIGN_OR_RETURN(safetensors::Header header, safetensors::parse_header(json, file_size, "model.safetensors"));
-  LAYA_RETURN_IF_ERROR(check_tensors(*config_, header));
-  return header;
+  return safetensors::parse_header(json, file_size, "model.safetensors");
 }
 
 Status Session::plan_outside(std::span<const std::byte> header_bytes, uint64_t file_size) {
   LAYA_ASSIGN_OR_RETURN(safetensors::Header header, read_header(header_bytes, file_size, "planOutside"));
-  LAYA_ASSIGN_OR_RETURN(ModelPlan plan, plan_model(*config_, header, nullptr));
-  // Every check the CPU binding makes of shapes and wiring, on the stored form.
-  LAYA_RETURN_IF_ERROR(check_graph(plan.decision, plan.weights, WeightForm::kPlanned));
-  LAYA_RETURN_IF_ERROR(check_graph(plan.embedding, plan.weights, WeightForm::kPlanned));
-  outside_ = std::make_unique<OutsideRuns>(batch_limits(plan.decision, plan.weights),
-                                           batch_limits(plan.embedding, plan.weights), config_->act_outputs(),
-                                           config_->encoder.hidden_size);
-  header_ = std::move(header);
-  outside_plan_ = std::move(plan);
+  // The model's plan, derived once (its check of the tensors first); no data section here.
+  LAYA_ASSIGN_OR_RETURN(ModelPlan plan, plan_model(configs_->config, header, nullptr));
+  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<OutsideBackend> outside,
+                        OutsideBackend::create(configs_->config, std::move(header), std::move(plan)));
+  outside_ = outside.get();
+  bind(std::move(outside));
   return {};
-}
-
-Status Session::check_outside_vector(size_t index, std::span<const std::byte> bytes) const {
-  if (!outside_plan_) return invalid_request("outsideCheckVector: call planOutside first");
-  if (index >= outside_plan_->weights.size()) {
-    return invalid_request("outsideCheckVector: there is no weight " + std::to_string(index));
-  }
-  return check_vector(outside_plan_->weights[index], bytes);
-}
-
-Result<BucketPlan> Session::plan_outside_bucket(GraphKind graph, const RowCounts& bucket) const {
-  if (!outside_plan_) return invalid_request("outsideProgram: call planOutside first");
-  // The graphs were checked when the model was planned (plan_outside).
-  const Graph& g = graph == GraphKind::kDecision ? outside_plan_->decision : outside_plan_->embedding;
-  return plan_bucket(g, bucket);
 }
 
 Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
                                          WeightsMode mode) {
   LAYA_ASSIGN_OR_RETURN(safetensors::Header header, read_header(header_bytes, file_size, "planWeights"));
-  // Quantizing while loading: the buffer holds the q8 data section, planned from the header alone,
-  // and the bytes pass through a staging window; a q8 checkpoint is kept as it is.
-  std::optional<safetensors::Header> source;
-  std::optional<Q8Plan> q8;
-  if (mode == WeightsMode::kQ8 && !is_q8_checkpoint(header)) {
-    LAYA_ASSIGN_OR_RETURN(Q8Plan planned, plan_q8(header));
-    LAYA_RETURN_IF_ERROR(check_tensors(*config_, planned.header));
-    source = std::move(header);
-    header = planned.header;
-    q8 = std::move(planned);
-  }
-
-  // 64-byte aligned so the data section starts on a cache line; at least one byte so an empty
-  // data section still gets a distinct pointer.
-  const uint64_t length = header.data_length;
-  if (length > SIZE_MAX - 64) {
-    return out_of_memory("model.safetensors: a data section of " + std::to_string(length) +
-                         " bytes does not fit in this address space");
-  }
-  void* p = std::aligned_alloc(64, (static_cast<size_t>(length) + 64) / 64 * 64);
-  if (p == nullptr) {
-    return out_of_memory("model.safetensors: cannot allocate " + std::to_string(length) +
-                         " bytes of wasm memory for the weights");
-  }
-  data_.reset(static_cast<std::byte*>(p));
-  // The model's plan, derived once: the panels are planned from it now, and binding binds it.
-  Result<ModelPlan> plan = plan_model(*config_, header, data_.get());
-  Result<PanelArranger> panels = plan.ok() ? plan_panels(plan.value(), header, data_.get()) : Result<PanelArranger>(plan.error());
-  if (!panels.ok()) {
-    data_.reset();
-    return panels.error();
-  }
-  if (q8) {
-    stage_.reset(static_cast<std::byte*>(std::malloc(kQ8StageBytes)));
-    if (!stage_) {
-      data_.reset();
-      return out_of_memory("model.safetensors: cannot allocate the " + std::to_string(kQ8StageBytes) +
-                           "-byte window that quantizes the weights to q8 as they arrive");
-    }
-    q8_streamer_ = std::make_unique<Q8Streamer>(*source, *q8, data_.get());
-  }
-  panels_.emplace(std::move(panels).value());
-  plan_ = std::move(plan).value();
-  header_ = std::move(header);
-  if (q8) {
-    return WeightPlan{data_.get(), source->data_offset, source->data_length, stage_.get(), kQ8StageBytes};
-  }
-  return WeightPlan{data_.get(), header_->data_offset, header_->data_length};
+  LAYA_ASSIGN_OR_RETURN(loading_, WeightLoader::create(configs_->config, std::move(header), mode));
+  return loading_->weight_plan();
 }
 
 Status Session::weights_staged(size_t bytes) {
-  if (!q8_streamer_) return invalid_request("weightsStaged: the weights were not planned to be quantized while loading");
-  if (bytes > kQ8StageBytes) {
-    return invalid_request("weightsStaged: " + std::to_string(bytes) + " bytes is more than the " +
-                           std::to_string(kQ8StageBytes) + "-byte window");
-  }
-  Status s = q8_streamer_->consume({stage_.get(), bytes});
-  if (!s.ok()) return s;
-  panels_->arrange_written(static_cast<size_t>(q8_streamer_->target_written()));
-  return {};
-}
-
-Status Session::finish_weights() {
-  if (!header_) return invalid_request("finishWeights: plan the weights first");
-  if (model_) return invalid_request("finishWeights: the weights are already bound");
-  Status bound;
-  if (q8_streamer_ && !q8_streamer_->done()) {
-    bound = invalid_checkpoint("model.safetensors: the data section ended before every weight was quantized");
-  } else {
-    bound = bind_weights();
-  }
-  q8_streamer_.reset();
-  stage_.reset();
-  if (!bound.ok()) {
-    // The buffer may be half rearranged into panels: it is released, and loading starts over
-    // from plan_weights.
-    data_.reset();
-    header_.reset();
-    plan_.reset();
-  }
-  panels_.reset();
-  return bound;
+  if (!loading_) return invalid_request("weightsStaged: plan the weights first");
+  return loading_->staged(bytes);
 }
 
 Status Session::weights_written(uint64_t bytes) {
-  if (!panels_) return invalid_request("weightsWritten: plan the weights first");
-  if (q8_streamer_) return invalid_request("weightsWritten: these weights are quantized while loading: use weightsStaged");
-  panels_->arrange_written(static_cast<size_t>(std::min(bytes, header_->data_length)));
+  if (!loading_) return invalid_request("weightsWritten: plan the weights first");
+  return loading_->written(bytes);
+}
+
+Status Session::finish_weights() {
+  if (backend_) return invalid_request("finishWeights: the weights are already bound");
+  if (!loading_) return invalid_request("finishWeights: plan the weights first");
+  // Consumed either way: on failure the buffer (maybe half rearranged into panels) is released,
+  // and loading starts over from plan_weights.
+  std::unique_ptr<WeightLoader> loading = std::move(loading_);
+  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<const BoundModel> bound, loading->finish(configs_->config));
+  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend, CpuBackend::create(std::move(bound)));
+  bind(std::move(backend));
   return {};
 }
 
-Status Session::bind_weights() {
-  if (!plan_) return internal_error("finishWeights: the model's plan is missing");
-  Result<LayaModel> bound_model = bind_model(*config_, std::move(*plan_));
-  plan_.reset();
-  LAYA_ASSIGN_OR_RETURN(LayaModel model, std::move(bound_model));
-  auto bound = std::make_unique<LayaModel>(std::move(model));
-  panels_->finish(bound->weights);
-  // One workspace for both graphs: a call runs one of them at a time, and reads its outputs at once.
-  auto workspace = std::make_shared<Workspace>();
-  LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(bound->decision, bound->weights, kernels::best_isa(), workspace));
-  LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(bound->embedding, bound->weights, kernels::best_isa(), workspace));
-  model_ = std::move(bound);
-  decision_ = std::make_unique<Executor>(std::move(decision));
-  embedding_ = std::make_unique<Executor>(std::move(embedding));
-  set_profiling(profiling_);
-  set_thread_pool(pool_);
-  set_stop_check(stop_check_);
-  return {};
+void Session::bind(std::unique_ptr<ForwardBackend> backend) {
+  backend_ = std::move(backend);
+  backend_->set_thread_pool(settings_.pool);
+  backend_->set_stop_check(settings_.stop_check);
+  backend_->set_profiling(settings_.profiling);
 }
 
 Status Session::require_ready() const {
@@ -228,64 +120,35 @@ Status Session::require_ready() const {
 
 Result<std::vector<DecisionOutput>> Session::forward_decisions(const Batch& batch, bool each_alone) {
   LAYA_RETURN_IF_ERROR(require_ready());
-  const BatchLimits limits = outside_ ? outside_->decision_limits()
-                                     : BatchLimits{decision_->vocab_size(), decision_->type_count(), true};
-  LAYA_RETURN_IF_ERROR(batch.validate(limits.vocab_size, limits.type_count));
-  const int64_t seqs = batch.seqs();
-  for (int64_t s = 0; s < seqs; ++s) {
-    if (batch.marker_starts[s + 1] == batch.marker_starts[s]) {
-      return invalid_request("forward: sequence " + std::to_string(s) +
-                             " has no markers; a decision needs at least one option");
-    }
-  }
-  if (!each_alone) return run_decisions(batch);
+  LAYA_ASSIGN_OR_RETURN(CheckedBatch checked, check_batch(batch, backend_->limits(GraphKind::kDecision)));
+  return run_decisions(checked, each_alone);
+}
+
+Result<std::vector<std::vector<float>>> Session::forward_embeddings(const Batch& batch, bool each_alone) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  LAYA_ASSIGN_OR_RETURN(CheckedBatch checked, check_batch(batch, backend_->limits(GraphKind::kEmbedding)));
+  return run_embeddings(checked, each_alone);
+}
+
+Result<std::vector<DecisionOutput>> Session::run_decisions(const CheckedBatch& batch, bool each_alone) {
+  if (!each_alone) return backend_->decisions(batch);
   std::vector<DecisionOutput> out;
-  out.reserve(seqs);
-  for (int64_t s = 0; s < seqs; ++s) {
-    Batch one;
-    one.add(std::span(batch.ids).subspan(batch.seq_starts[s], batch.seq_starts[s + 1] - batch.seq_starts[s]),
-            std::span(batch.markers)
-                .subspan(batch.marker_starts[s], batch.marker_starts[s + 1] - batch.marker_starts[s]),
-            batch.qtypes[s]);
-    LAYA_ASSIGN_OR_RETURN(std::vector<DecisionOutput> alone, run_decisions(one));
+  out.reserve(batch.batch().seqs());
+  Batch one;
+  for (int64_t s = 0; s < batch.batch().seqs(); ++s) {
+    LAYA_ASSIGN_OR_RETURN(std::vector<DecisionOutput> alone, backend_->decisions(batch.sequence(s, one)));
     out.push_back(std::move(alone[0]));
   }
   return out;
 }
 
-Result<std::vector<DecisionOutput>> Session::run_decisions(const Batch& batch) {
-  if (outside_) return outside_->decisions(batch);
-  LAYA_RETURN_IF_ERROR(decision_->run(batch));
-  std::vector<DecisionOutput> out(batch.seqs());
-  const int64_t acts = config_->act_outputs();
-  auto logits = decision_->output(*decision_->graph().logits);
-  auto act = decision_->output(*decision_->graph().act);
-  for (int64_t s = 0; s < batch.seqs(); ++s) {
-    out[s].logits.assign(logits.begin() + batch.marker_starts[s], logits.begin() + batch.marker_starts[s + 1]);
-    out[s].act.assign(act.begin() + s * acts, act.begin() + (s + 1) * acts);
-  }
-  return out;
-}
-
-Result<std::vector<std::vector<float>>> Session::run_embeddings(const Batch& batch) {
-  if (outside_) return outside_->embeddings(batch);
-  LAYA_RETURN_IF_ERROR(embedding_->run(batch));
-  const int64_t d = config_->encoder.hidden_size;
-  auto pooled = embedding_->output(*embedding_->graph().pooled);
-  std::vector<std::vector<float>> out(batch.seqs());
-  for (int64_t s = 0; s < batch.seqs(); ++s) out[s].assign(pooled.begin() + s * d, pooled.begin() + (s + 1) * d);
-  return out;
-}
-
-Result<std::vector<std::vector<float>>> Session::forward_embeddings(const Batch& batch, bool each_alone) {
-  LAYA_RETURN_IF_ERROR(require_ready());
-  if (!each_alone) return run_embeddings(batch);
+Result<std::vector<std::vector<float>>> Session::run_embeddings(const CheckedBatch& batch, bool each_alone) {
+  if (!each_alone) return backend_->embeddings(batch);
   std::vector<std::vector<float>> out;
-  out.reserve(batch.seqs());
-  for (int64_t s = 0; s < batch.seqs(); ++s) {
-    Batch one;
-    one.add(std::span(batch.ids).subspan(batch.seq_starts[s], batch.seq_starts[s + 1] - batch.seq_starts[s]));
-    LAYA_ASSIGN_OR_RETURN(std::vector<std::vector<float>> alone, run_embeddings(one));
+  out.reserve(batch.batch().seqs());
+  Batch one;
+  for (int64_t s = 0; s < batch.batch().seqs(); ++s) {
+    LAYA_ASSIGN_OR_RETURN(std::vector<std::vector<float>> alone, backend_->embeddings(batch.sequence(s, one)));
     out.push_back(std::move(alone[0]));
   }
   return out;
@@ -293,30 +156,30 @@ Result<std::vector<std::vector<float>>> Session::forward_embeddings(const Batch&
 
 decide::DecideConfig Session::decide_config(const decide::Dialect& dialect) const {
   decide::DecideConfig c;
-  const tok::SpecialIds& special = tokenizer_->special_ids();
+  const tok::SpecialIds& special = configs_->tokenizer.special_ids();
   c.special = {special.cls, special.sep, special.mask};
-  c.mask_literal = tokenizer_->mask_literal();
-  c.budgets = {static_cast<int>(config_->max_len), static_cast<int>(config_->head_max_len)};
-  c.calibration = calibration_;
+  c.mask_literal = configs_->tokenizer.mask_literal();
+  c.budgets = {static_cast<int>(configs_->config.max_len), static_cast<int>(configs_->config.head_max_len)};
+  c.calibration = configs_->calibration;
   c.dialect = dialect;
   return c;
 }
 
 decide::TextEncoder Session::encoder() const {
-  const tok::Tokenizer* tokenizer = &*tokenizer_;
+  const tok::Tokenizer* tokenizer = &configs_->tokenizer;
   return [tokenizer](std::string_view text) { return tokenizer->encode(text); };
 }
 
 Result<decide::PreparedRequest> Session::prepare(const json::Value& state, const json::Value& questions,
                                                  const decide::Dialect& dialect) const {
-  if (!config_) return invalid_request("prepare: configure the session first");
+  if (!configs_) return invalid_request("prepare: configure the session first");
   return decide::prepare_request(state, questions, encoder(), decide_config(dialect));
 }
 
 Result<std::string> Session::answer(const decide::PreparedRequest& request,
                                     const std::vector<decide::RowOutput>& outputs, const decide::Dialect& dialect,
                                     const std::optional<decide::ExtraMember>& extra) const {
-  if (!config_) return invalid_request("answer: configure the session first");
+  if (!configs_) return invalid_request("answer: configure the session first");
   return decide::answer_request(request, outputs, decide_config(dialect), extra);
 }
 
@@ -359,7 +222,6 @@ Result<std::vector<decide::RowOutput>> Session::forward_rows(const decide::Prepa
 
 Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::string>& texts, size_t max_length) {
   LAYA_RETURN_IF_ERROR(require_ready());
-  if (max_length == 0) return invalid_request("embed: maxLength must be a positive integer, got 0");
   std::vector<std::vector<float>> out;
   out.reserve(texts.size());
   size_t next = 0;
@@ -367,7 +229,7 @@ Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::st
     Batch batch;
     size_t tokens = 0;
     while (next < texts.size()) {
-      std::vector<int32_t> ids = tokenizer_->encode_for_embedding(texts[next], max_length);
+      std::vector<int32_t> ids = configs_->tokenizer.encode_for_embedding(texts[next], max_length);
       if (batch.seqs() > 0 && tokens + ids.size() > kMaxTokensPerForward) break;
       if (ids.empty()) {
         // Only a post-processor with no specials can give no ids; upstream's mean over zero
@@ -385,51 +247,27 @@ Result<std::vector<std::vector<float>>> Session::embed(const std::vector<std::st
 }
 
 void Session::set_thread_pool(ThreadPool* pool) {
-  pool_ = pool;
-  for (Executor* e : {decision_.get(), embedding_.get()}) {
-    if (e != nullptr) e->set_thread_pool(pool);
-  }
+  settings_.pool = pool;
+  if (backend_) backend_->set_thread_pool(pool);
 }
 
 void Session::set_stop_check(StopCheck check) {
-  stop_check_ = std::move(check);
-  for (Executor* e : {decision_.get(), embedding_.get()}) {
-    if (e != nullptr) e->set_stop_check(stop_check_);
-  }
+  settings_.stop_check = std::move(check);
+  if (backend_) backend_->set_stop_check(settings_.stop_check);
 }
 
 void Session::set_profiling(bool on) {
-  profiling_ = on;
-  for (Executor* e : {decision_.get(), embedding_.get()}) {
-    if (e == nullptr) continue;
-    e->reset_profile();
-    e->set_profiling(on);
-  }
+  settings_.profiling = on;
+  if (backend_) backend_->set_profiling(on);
 }
 
-StepProfile Session::profile() const {
-  StepProfile p;
-  for (const Executor* e : {decision_.get(), embedding_.get()}) {
-    if (e != nullptr) p += e->profile();
-  }
-  return p;
-}
+StepProfile Session::profile() const { return backend_ ? backend_->profile() : StepProfile{}; }
 
 MemoryReport Session::memory() const {
-  MemoryReport r;
-  // An outside backend holds the weights in its own memory, not here.
-  if (header_ && !outside_) r.weights_bytes = header_->data_length;
-  if (model_) {
-    for (const WeightView& w : model_->weights) {
-      if (w.shape.size() == 1) r.weights_bytes += w.elements() * sizeof(float);
-    }
-  }
-  // The two executors share one workspace (bind_weights): counted once.
-  if (decision_ != nullptr) {
-    r.arena_bytes = decision_->arena_bytes();
-    r.scratch_bytes = decision_->scratch_bytes();
-  }
-  return r;
+  if (loading_) return {loading_->bytes(), 0};
+  if (!backend_) return {};
+  const BackendMemory m = backend_->memory();
+  return {m.weights_bytes, m.arena_bytes};
 }
 
 }  // namespace laya

@@ -251,7 +251,6 @@ Result<std::vector<std::string>> texts(const json::Value& document) {
 std::string memory_report(const MemoryReport& report, uint64_t wasm_memory_bytes) {
   return "{\"weightsBytes\": " + std::to_string(report.weights_bytes) +
          ", \"arenaBytes\": " + std::to_string(report.arena_bytes) +
-         ", \"scratchBytes\": " + std::to_string(report.scratch_bytes) +
          ", \"wasmMemoryBytes\": " + std::to_string(wasm_memory_bytes) + "}";
 }
 

@@ -296,10 +296,8 @@ export class LayaModel extends LayaPipeline {
       if (typeof t !== 'string') throw new LayaError('invalid_request', `${what}: texts[${i}] is ${typeof t}, not a string`);
       return t;
     });
+    // Checked where it enters the engine (LayaSession.embed), like every other request input.
     const maxLength = options.maxLength ?? 512;
-    if (!Number.isInteger(maxLength) || maxLength < 1) {
-      throw new LayaError('invalid_request', `${what}: maxLength must be a positive integer, got ${String(maxLength)}`);
-    }
     const text = JSON.stringify(clean);
     const shape = parseSessionJson<{ rows?: unknown; dim?: unknown }>(
       await this.call(what, (session) => session.embed(text, maxLength), options.signal), what);

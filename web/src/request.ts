@@ -110,8 +110,8 @@ export interface ForwardResult {
 export interface MemoryReport {
   /** Weights in wasm memory (0 on WebGPU, where they live on the GPU). */
   weightsBytes: number;
+  /** The one region runs work in: activations as the planner laid them out, then the kernels' scratch. */
   arenaBytes: number;
-  scratchBytes: number;
   wasmMemoryBytes: number;
   /** backend 'webgpu': the weights' bytes in GPU buffers. */
   gpuWeightsBytes?: number;

@@ -176,8 +176,15 @@ struct Outputs {
   std::vector<float> logits, act, pooled;
 };
 
+// Checks the batch against the executor's limits (as the session does, once), then runs it.
+Status checked_run(Executor& e, const Batch& b) {
+  Result<CheckedBatch> checked = check_batch(b, e.limits());
+  if (!checked.ok()) return checked.error();
+  return e.run(checked.value());
+}
+
 Outputs run(Executor& e, const Batch& b) {
-  const Status s = e.run(b);
+  const Status s = checked_run(e, b);
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
   auto copy = [&](std::optional<ValueId> v) {
     auto span = e.output(*v);
@@ -261,11 +268,13 @@ TEST_CASE("a run in a bucket already lowered allocates nothing") {
   for (kernels::Isa isa : kIsas) {
     Executor e = model.executor(isa);
     long before = g_allocations.load();
-    Status s = e.run(batch);  // lowers the bucket: allocates
+    Status s = checked_run(e, batch);  // lowers the bucket: allocates
     REQUIRE(s.ok());
     CHECK(g_allocations.load() > before);
+    const Result<CheckedBatch> checked = check_batch(other, e.limits());
+    REQUIRE(checked.ok());
     before = g_allocations.load();
-    s = e.run(other);
+    s = e.run(checked.value());
     const long during = g_allocations.load() - before;
     REQUIRE(s.ok());
     CHECK(during == 0);
@@ -297,38 +306,42 @@ TEST_CASE("scalar and SIMD executors agree within 1e-5 relative") {
   if (kernels::simd128_compiled()) CHECK(simd.kernel_names()[2] == "gemm_f16_4x8_simd128");
 }
 
-TEST_CASE("bad batches are rejected with the sequence named, before anything runs") {
+TEST_CASE("an executor's limits come from its graph, and bad batches fail the check naming the sequence") {
   Model model;
   Executor e = model.executor(kernels::Isa::kScalar);
+  CHECK(e.limits().vocab_size == kVocab);
+  CHECK(e.limits().type_count == kTypes);
+  CHECK(e.limits().needs_markers);
   Batch b;
   b.add(std::vector<int32_t>{1, 2, 3}, std::vector<int32_t>{0}, 1);
   b.add(std::vector<int32_t>{4, 5}, std::vector<int32_t>{}, 0);
-  Status s = e.run(b);
+  Status s = checked_run(e, b);
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error().message == "invalid batch: sequence 1 has no markers, but the graph computes act features over them");
+  CHECK(s.error().message == "invalid batch: sequence 1 has no markers; a decision needs at least one option");
   CHECK(e.output(*e.graph().logits).empty());
   Batch c;
   c.add(std::vector<int32_t>{1, static_cast<int32_t>(kVocab)}, std::vector<int32_t>{0}, 3);
-  s = e.run(c);
+  s = checked_run(e, c);
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().message == "invalid batch: sequence 0 token 1 has id 61, outside the vocabulary [0, 61)");
-  CHECK(e.vocab_size() == kVocab);
-  CHECK(e.type_count() == kTypes);
 }
 
-TEST_CASE("an executor reports the memory it holds") {
+TEST_CASE("an executor's one arena is the planned values, then the kernels' scratch, and nothing else") {
   Model model;
   Executor e = model.executor(kernels::best_isa());
   CHECK(e.arena_bytes() == 0);
   std::mt19937 rng(9);
   const Batch b = batch_of(random_sequences(rng, {20, 20}));
-  REQUIRE(e.run(b).ok());
+  REQUIRE(checked_run(e, b).ok());
   auto lowered = lower(model.g, model.weights, bucket_for(b.rows()), e.isa());
   REQUIRE(lowered.ok());
   const Lowered& l = *lowered.value();
-  CHECK(e.arena_bytes() >= l.layout.len * sizeof(float));
-  CHECK(e.arena_bytes() < l.layout.len * sizeof(float) + 64);
-  CHECK(e.scratch_bytes() >= l.scratch_floats * sizeof(float));
+  CHECK(l.scratch_floats > 0);
+  CHECK(l.scratch_at() >= l.layout.len);
+  CHECK(l.scratch_at() < l.layout.len + 16);
+  CHECK(l.scratch_at() % 16 == 0);  // the scratch starts on a 64-byte boundary
+  // Rounded up to whole 64-byte lines, as the arena allocates.
+  CHECK(e.arena_bytes() == (l.arena_floats(1) * sizeof(float) + 63) / 64 * 64);
 }
 
 TEST_CASE("executors sharing a workspace answer as they do alone, in one arena as big as the larger need") {
@@ -372,7 +385,7 @@ TEST_CASE("a stop check ends a run between steps with an aborted error, and the 
     // Says stop on its fourth question: three steps run, the fourth never starts.
     int asked = 0;
     e.set_stop_check([&asked] { return ++asked == 4; });
-    const Status stopped = e.run(batch);
+    const Status stopped = checked_run(e, batch);
     REQUIRE_FALSE(stopped.ok());
     CHECK(stopped.error().code == ErrorCode::kAborted);
     CHECK(std::string(error_code_name(stopped.error().code)) == "aborted");
@@ -466,9 +479,11 @@ TEST_CASE("a threaded run in a bucket already lowered allocates nothing" * docte
   ThreadPool pool(3);
   Executor e = model.executor(kernels::best_isa());
   e.set_thread_pool(&pool);
-  REQUIRE(e.run(batch).ok());
+  REQUIRE(checked_run(e, batch).ok());
+  const Result<CheckedBatch> checked = check_batch(batch, e.limits());
+  REQUIRE(checked.ok());
   const long before = g_allocations.load();
-  const Status s = e.run(batch);
+  const Status s = e.run(checked.value());
   const long during = g_allocations.load() - before;
   REQUIRE(s.ok());
   CHECK(during == 0);

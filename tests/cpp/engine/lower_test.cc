@@ -1,3 +1,5 @@
+// Lowering a checked graph for a bucket: offsets, kernels, scratch and RoPE tables (the checks
+// themselves: graph/check_test.cc).
 #include "engine/lower.h"
 
 #include <doctest/doctest.h>
@@ -6,49 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel_test_util.h"
+#include "graph/tiny_graph.h"
 
 namespace laya {
-namespace {
-
-// A tiny graph: embed, norm, a GEMM, attention over one head, and an output.
-struct Fixture {
-  std::mt19937 rng{1};
-  testing::RandomMatrix table = testing::random_matrix(rng, DType::kF16, 10, 8);
-  std::vector<float> norm = testing::random_floats(rng, 8);
-  testing::RandomMatrix wqkv = testing::random_matrix(rng, DType::kBF16, 192, 8);
-  testing::RandomMatrix wo = testing::random_matrix(rng, DType::kF32, 8, 64);
-  Graph g;
-  WeightTable w;
-  ValueId h, n, qkv, o;
-
-  Fixture() {
-    w.push_back({"table", DType::kF16, {10, 8}, table.data()});
-    w.push_back({"norm", DType::kF32, {8}, reinterpret_cast<const std::byte*>(norm.data())});
-    w.push_back({"wqkv", DType::kBF16, {192, 8}, wqkv.data()});
-    w.push_back({"wo", DType::kF32, {8, 64}, wo.data()});
-    h = g.value(Rows::kTokens, 8);
-    n = g.value(Rows::kTokens, 8);
-    qkv = g.value(Rows::kTokens, 192);
-    o = g.value(Rows::kTokens, 64);
-    ValueId pooled = g.value(Rows::kSeqs, 8);
-    g.push(ops::Embed{WeightId{0}, h});
-    g.push(ops::LayerNorm{h, WeightId{1}, std::nullopt, 1e-5, n});
-    g.push(ops::Gemm{n, WeightId{2}, std::nullopt, Epilogue::kNone, qkv});
-    g.push(ops::Rope{qkv, 10000.0});
-    g.push(ops::Attention{qkv, 2, o});
-    g.push(ops::Gemm{o, WeightId{3}, std::nullopt, Epilogue::kAccumulate, h});
-    g.push(ops::MeanPool{h, pooled});
-    g.pooled = pooled;
-  }
-};
-
-std::string message_of(const Status& s) { return s.ok() ? "" : s.error().message; }
-
-}  // namespace
 
 TEST_CASE("lowering plans the bucket, resolves offsets and picks each kernel once") {
-  Fixture f;
+  testing::TinyGraph f;
   const RowCounts bucket{32, 2, 1};
   auto lowered = lower(f.g, f.w, bucket, kernels::Isa::kScalar);
   REQUIRE(lowered.ok());
@@ -108,99 +73,9 @@ TEST_CASE("lowering plans the bucket, resolves offsets and picks each kernel onc
   CHECK(l.scratch_floats == 64);
 }
 
-TEST_CASE("shape errors name the op, the tensor and the numbers") {
-  SUBCASE("a GEMM weight whose k is not a's width") {
-    Fixture f;
-    f.w[3].shape = {8, 63};
-    const Status s = check_graph(f.g, f.w);
-    REQUIRE_FALSE(s.ok());
-    CHECK(s.error().code == ErrorCode::kInvalidCheckpoint);
-    CHECK(message_of(s) == "op 5 (Gemm): w 'wo' has shape [8, 63], expected [8, 64]");
-  }
-  SUBCASE("a norm weight of the wrong size") {
-    Fixture f;
-    f.w[1].shape = {9};
-    CHECK(message_of(check_graph(f.g, f.w)) == "op 1 (LayerNorm): w 'norm' has shape [9], expected [8]");
-  }
-  SUBCASE("a norm weight not bound as F32") {
-    Fixture f;
-    f.w[1].dtype = DType::kBF16;
-    const Status s = check_graph(f.g, f.w);
-    CHECK(s.error().code == ErrorCode::kInternal);
-    CHECK(message_of(s) == "op 1 (LayerNorm): w 'norm' is BF16; vectors must be bound as F32");
-  }
-  SUBCASE("an embedding table narrower than its output") {
-    Fixture f;
-    f.w[0].shape = {10, 7};
-    CHECK(message_of(check_graph(f.g, f.w)) ==
-          "op 0 (Embed): table 'table' has shape [10, 7], expected [rows >= 1, 8]");
-  }
-  SUBCASE("a qkv that is not 3 · heads · 64 wide") {
-    Fixture f;
-    f.g.values[f.qkv.index].width = 190;
-    f.w[2].shape = {190, 8};
-    CHECK(message_of(check_graph(f.g, f.w)) == "op 3 (Rope): qkv (value 2) is 190 wide, not 3 · heads · 64");
-  }
-  SUBCASE("an attention output of the wrong width") {
-    Fixture f;
-    f.g.values[f.o.index].width = 128;
-    f.w[3].shape = {8, 128};
-    CHECK(message_of(check_graph(f.g, f.w)) ==
-          "op 4 (Attention): out (value 3) is 128 wide, expected 64 (heads · 64 for a qkv of 192)");
-  }
-  SUBCASE("a GeGlu input that is not twice as wide") {
-    Graph g;
-    WeightTable w;
-    std::mt19937 rng(2);
-    auto t = testing::random_matrix(rng, DType::kF32, 4, 10);
-    w.push_back({"t", DType::kF32, {4, 10}, t.data()});
-    ValueId x = g.value(Rows::kTokens, 10);
-    ValueId y = g.value(Rows::kTokens, 6);
-    g.push(ops::Embed{WeightId{0}, x});
-    g.push(ops::GeGlu{x, y});
-    CHECK(message_of(check_graph(g, w)) == "op 1 (GeGlu): x (value 0) is 10 wide, expected 12 (twice out's width)");
-  }
-  SUBCASE("act features whose output is not h + 4 wide") {
-    Fixture f;
-    ValueId logits = f.g.value(Rows::kMarkers, 1);
-    ValueId x = f.g.value(Rows::kSeqs, 8);
-    ValueId z = f.g.value(Rows::kMarkers, 8);
-    f.g.push(ops::GatherMarkers{f.h, z});
-    f.g.push(ops::Gemm{z, WeightId{1}, std::nullopt, Epilogue::kNone, logits});
-    f.g.push(ops::ActFeatures{f.h, logits, x});
-    f.w[1].shape = {1, 8};  // reused as the [1, 8] scorer: then the norm op complains first
-    CHECK(message_of(check_graph(f.g, f.w)) == "op 1 (LayerNorm): w 'norm' has shape [1, 8], expected [8]");
-    f.w.push_back({"scorer", DType::kF32, {1, 8}, f.w[1].data});
-    f.w[1].shape = {8};
-    std::get<ops::Gemm>(f.g.ops[8]).w = WeightId{4};
-    CHECK(message_of(check_graph(f.g, f.w)) == "op 9 (ActFeatures): out (value 6) is 8 wide, expected 12 (h's width + 4 features)");
-  }
-  SUBCASE("a weight id past the table") {
-    Fixture f;
-    std::get<ops::Gemm>(f.g.ops[2]).w = WeightId{9};
-    CHECK(message_of(check_graph(f.g, f.w)) == "op 2 (Gemm): w is weight 9 but the table has 4 weights");
-  }
-}
-
-TEST_CASE("a value read before any op writes it is a graph error") {
-  Fixture f;
-  ValueId ghost = f.g.value(Rows::kTokens, 8);
-  f.g.ops.insert(f.g.ops.begin() + 1, ops::LayerNorm{ghost, WeightId{1}, std::nullopt, 1e-5, f.n});
-  const Status s = check_graph(f.g, f.w);
-  CHECK(s.error().code == ErrorCode::kInternal);
-  CHECK(message_of(s) == "op 1 (LayerNorm) reads value 5 before any op writes it");
-}
-
-TEST_CASE("outputs must be written and have the right rows") {
-  Fixture f;
-  f.g.logits = f.h;  // token rows, not marker rows
-  CHECK(message_of(check_graph(f.g, f.w)) == "output logits has token rows, expected marker rows");
-  f.g.logits = f.g.value(Rows::kMarkers, 1);
-  CHECK(message_of(check_graph(f.g, f.w)) == "output logits (value 5) is not written by any op");
-}
 
 TEST_CASE("buckets share a RoPE table of their theta when it covers their positions") {
-  Fixture f;
+  testing::TinyGraph f;
   RopeTableCache cache;
   auto big = lower(f.g, f.w, RowCounts{64, 1, 1}, kernels::Isa::kScalar, &cache);
   auto small = lower(f.g, f.w, RowCounts{16, 1, 1}, kernels::Isa::kScalar, &cache);
@@ -219,7 +94,7 @@ TEST_CASE("buckets share a RoPE table of their theta when it covers their positi
 }
 
 TEST_CASE("a bucket whose activations cannot be addressed is an out-of-memory error, not a wrap") {
-  Fixture f;
+  testing::TinyGraph f;
   CHECK(check_bucket(f.g, RowCounts{2048, 64, 64}).ok());
   // Sizes past 64 bits once multiplied out: a wrap would plan a tiny arena.
   f.g.values[f.h.index].width = int64_t{1} << 60;

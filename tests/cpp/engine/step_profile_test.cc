@@ -1,4 +1,4 @@
-// Step kinds, the arithmetic counted per step, and the profile's JSON.
+// Step kinds and the profile's JSON (what each op counts as arithmetic: graph/ops_test.cc).
 #include "engine/step_profile.h"
 
 #include <doctest/doctest.h>
@@ -7,17 +7,6 @@
 #include <vector>
 
 namespace laya {
-namespace {
-
-kernels::Packing packing_of(const std::vector<int32_t>& seq_starts) {
-  kernels::Packing p;
-  p.seq_starts = seq_starts.data();
-  p.seqs = static_cast<int64_t>(seq_starts.size()) - 1;
-  return p;
-}
-
-}  // namespace
-
 TEST_CASE("every step kind has its own name, in the order of the Step variant") {
   struct Named {
     Step step;
@@ -43,42 +32,6 @@ TEST_CASE("every step kind has its own name, in the order of the Step variant") 
     CHECK(std::string(StepProfile::kind_name(k)) == expected[k].name);
   }
   CHECK(std::string(StepProfile::kind_name(StepProfile::kKinds)) == "?");
-}
-
-TEST_CASE("a GEMM counts two flops per multiply-add over the rows it runs on") {
-  steps::Gemm g;
-  g.rows = Rows::kMarkers;
-  g.w.rows = 7;
-  g.w.cols = 5;
-  RowCounts rows;
-  rows.tokens = 100;
-  rows.markers = 3;
-  const std::vector<int32_t> starts = {0, 100};
-  CHECK(step_flops(g, rows, packing_of(starts)) == 2.0 * 3 * 7 * 5);
-}
-
-TEST_CASE("attention counts only the keys inside each query's window") {
-  steps::Attention a;
-  a.heads = 2;
-  const std::vector<int32_t> starts = {0, 4, 5};  // sequences of 4 and 1 tokens
-  RowCounts rows;
-  a.window = 1;
-  // Sequence of 4 with |i - j| <= 1: 2 + 3 + 3 + 2 pairs; the single token sees itself.
-  CHECK(step_flops(a, rows, packing_of(starts)) == 4.0 * 64 * (10 + 1) * 2);
-  a.window = -1;
-  CHECK(step_flops(a, rows, packing_of(starts)) == 4.0 * 64 * (16 + 1) * 2);
-}
-
-TEST_CASE("steps other than GEMM and attention count no arithmetic") {
-  const std::vector<int32_t> starts = {0, 3};
-  const std::vector<Step> others = {steps::Embed{}, steps::LayerNorm{},     steps::Rope{},        steps::GeGlu{},
-                                    steps::AddType{}, steps::GatherMarkers{}, steps::ActFeatures{}, steps::MeanPool{}};
-  // Every kind but the two that count.
-  REQUIRE(others.size() == StepProfile::kKinds - 2);
-  for (const Step& s : others) {
-    CAPTURE(StepProfile::kind_name(s.index()));
-    CHECK(step_flops(s, RowCounts{3, 1, 1}, packing_of(starts)) == 0.0);
-  }
 }
 
 TEST_CASE("the JSON lists the kinds that ran, with calls, milliseconds and GFLOP") {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 #include "kernels/rope.h"
 
 namespace laya::kernels {
@@ -19,9 +20,10 @@ namespace {
 std::vector<float> run(Isa isa, const std::vector<float>& qkv, int64_t heads, const std::vector<int32_t>& starts,
                        int64_t window, int64_t max_len) {
   std::vector<float> out(starts.back() * heads * kHeadDim, -1.0f);
-  std::vector<float> scratch(attention_scratch_floats(isa, max_len));
-  attention_kernel(isa).fn({qkv.data(), out.data(), heads, starts.data(), window}, 0,
-                           (static_cast<int64_t>(starts.size()) - 1) * heads, scratch.data());
+  const KernelTable& table = kernel_table(isa);
+  std::vector<float> scratch(table.attention_scratch_floats(max_len));
+  table.attention.fn({qkv.data(), out.data(), heads, starts.data(), window}, 0,
+                     (static_cast<int64_t>(starts.size()) - 1) * heads, scratch.data());
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 #include "kernels/rope.h"
 
 namespace laya::kernels {
@@ -62,7 +63,7 @@ TEST_CASE("scalar attention matches an f64 reference, with and without a window"
   auto qkv = testing::random_floats(rng, tokens * 3 * d, 0.5f);
   for (int64_t window : {-1, 0, 1, 3, 7, 100}) {
     std::vector<float> out(tokens * d, 0.0f);
-    std::vector<float> scratch(attention_scratch_floats(Isa::kScalar, 40));
+    std::vector<float> scratch(attention_scratch_floats_scalar(40));
     attention_f32_scalar({qkv.data(), out.data(), heads, starts.data(), window}, 0, 5 * heads, scratch.data());
     auto want = reference(qkv, heads, starts, window);
     INFO("window " << window);
@@ -116,9 +117,10 @@ TEST_CASE("attention split into any ranges of (sequence, head) items gives the b
   const int64_t tokens = starts.back(), d = heads * kHeadDim, items = 3 * heads;
   auto qkv = testing::random_floats(rng, tokens * 3 * d, 0.5f);
   for (Isa isa : {Isa::kScalar, best_isa()}) {
-    std::vector<float> scratch(attention_scratch_floats(isa, 30));
+    const KernelTable& table = kernel_table(isa);
+    std::vector<float> scratch(table.attention_scratch_floats(30));
     std::vector<float> whole(tokens * d, 0.0f);
-    const auto kernel = attention_kernel(isa);
+    const auto kernel = table.attention;
     kernel.fn({qkv.data(), whole.data(), heads, starts.data(), 4}, 0, items, scratch.data());
     for (int64_t cut : {1, 2, 4, 5, 8}) {
       std::vector<float> parts(tokens * d, 0.0f);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 #include "q8_test_util.h"
 
 namespace laya::kernels {
@@ -16,14 +17,14 @@ TEST_CASE("Embed copies the table row of each id, exactly, in every dtype") {
     auto table = testing::random_matrix(rng, dtype, 11, 5);
     const std::vector<int32_t> ids = {3, 0, 10, 3, 7};
     std::vector<float> out(ids.size() * 5, -1.0f);
-    auto k = embed_kernel(dtype, Isa::kScalar);
+    auto k = kernel_table(Isa::kScalar).embed.of(dtype);
     k.fn(table.ref, ids.data(), out.data(), 1, 5);
     for (int64_t j = 0; j < 5; ++j) CHECK(out[j] == -1.0f);
     for (size_t t = 1; t < ids.size(); ++t) {
       for (int64_t j = 0; j < 5; ++j) REQUIRE(testing::same_bits(out[t * 5 + j], table.values[ids[t] * 5 + j]));
     }
   }
-  CHECK(std::string(embed_kernel(DType::kBF16, Isa::kSimd128).name) == "embed_bf16_scalar");
+  CHECK(std::string(kernel_table(Isa::kSimd128).embed.of(DType::kBF16).name) == "embed_bf16_scalar");
 }
 
 TEST_CASE("AddType adds the row of each sequence's qtype to every one of its tokens") {
@@ -48,7 +49,7 @@ TEST_CASE("Embed and AddType read q8 rows as float(q) times their group's scale,
   auto table = testing::random_q8_matrix(rng, 11, 150, false);
   const std::vector<int32_t> ids = {3, 0, 10, 2, 7};
   std::vector<float> out(ids.size() * 150);
-  auto k = embed_kernel(DType::kI8, Isa::kSimd128);
+  auto k = kernel_table(Isa::kSimd128).embed.of(DType::kI8);
   CHECK(std::string(k.name) == "embed_q8_scalar");
   k.fn(table.ref, ids.data(), out.data(), 0, 5);
   for (size_t t = 0; t < ids.size(); ++t) {
@@ -59,7 +60,7 @@ TEST_CASE("Embed and AddType read q8 rows as float(q) times their group's scale,
   const int32_t marker_starts[] = {0, 0};
   Packing p{nullptr, starts, marker_starts, nullptr, qtypes, 1};
   std::vector<float> h(5 * 150, 1.0f);
-  add_type_kernel(DType::kI8, Isa::kScalar).fn(table.ref, p, h.data(), 0, 1);
+  kernel_table(Isa::kScalar).add_type.of(DType::kI8).fn(table.ref, p, h.data(), 0, 1);
   for (int t = 0; t < 5; ++t) {
     for (int j = 0; j < 150; ++j) REQUIRE(h[t * 150 + j] == 1.0f + table.values[2 * 150 + j]);
   }

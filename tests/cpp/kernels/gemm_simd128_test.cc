@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 #include "kernels/panels.h"
 
 namespace laya::kernels {
@@ -20,9 +21,10 @@ namespace {
 std::vector<float> run(Isa isa, DType dtype, const std::vector<float>& a, int64_t m, const testing::RandomMatrix& w,
                        const float* bias, Epilogue e, const std::vector<float>& old, int64_t split = -1) {
   std::vector<float> out = old;
-  std::vector<float> scratch(gemm_scratch_floats(isa, m, w.cols) + 1);
+  const KernelTable& table = kernel_table(isa);
+  std::vector<float> scratch(table.gemm_scratch_floats(m, w.cols) + 1);
   const GemmArgs args{a.data(), m, w.ref, bias, e, out.data()};
-  const auto kernel = gemm_kernel(dtype, isa);
+  const auto kernel = table.gemm.of(dtype);
   if (split < 0) {
     kernel.fn(args, 0, w.rows, scratch.data());
   } else {
@@ -109,7 +111,7 @@ TEST_CASE("F16 weights with subnormals, signed zeros and extremes convert exactl
     std::vector<float> a(k, 0.0f);
     a[t] = 1.0f;
     std::vector<float> out(n, 0.0f);
-    std::vector<float> scratch(gemm_scratch_floats(Isa::kSimd128, 1, k));
+    std::vector<float> scratch(gemm_scratch_floats_simd128(1, k));
     gemm_f16_4x8_simd128({a.data(), 1, w, nullptr, Epilogue::kNone, out.data()}, 0, n, scratch.data());
     for (int64_t j = 0; j < n; ++j) {
       // 0 + 1·x: exact, except that −0 becomes +0 as it does in the scalar sum.
@@ -133,7 +135,7 @@ TEST_CASE("F16 infinities reach the GEMM as infinities") {
   const MatrixRef w{storage.data() + 1, DType::kF16, n, k};
   std::vector<float> a(2 * k, 1.0f);
   std::vector<float> out(2 * n, 0.0f), want(2 * n, 0.0f);
-  std::vector<float> scratch(gemm_scratch_floats(Isa::kSimd128, 2, k) + k);
+  std::vector<float> scratch(gemm_scratch_floats_simd128(2, k) + k);
   gemm_f16_4x8_simd128({a.data(), 2, w, nullptr, Epilogue::kNone, out.data()}, 0, n, scratch.data());
   gemm_scalar({a.data(), 2, w, nullptr, Epilogue::kNone, want.data()}, 0, n, scratch.data());
   for (int64_t i = 0; i < 2 * n; ++i) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 #include "q8_test_util.h"
 
 namespace laya::kernels {
@@ -52,9 +53,9 @@ TEST_CASE("the scalar GEMM matches an f64 reference for every dtype, epilogue an
         auto bias = random_floats(rng, n);
         auto old = random_floats(rng, m * n);
         std::vector<float> out = old;
-        std::vector<float> scratch(gemm_scratch_floats(Isa::kScalar, m, k));
+        std::vector<float> scratch(gemm_scratch_floats_scalar(m, k));
         const GemmArgs args{a.data(), m, w.ref, with_bias ? bias.data() : nullptr, e, out.data()};
-        gemm_kernel(dtype, Isa::kScalar).fn(args, 0, n, scratch.data());
+        kernel_table(Isa::kScalar).gemm.of(dtype).fn(args, 0, n, scratch.data());
         auto want = reference(a, m, w, with_bias ? &bias : nullptr, e, old);
         INFO("dtype " << dtype_name(dtype) << " epilogue " << static_cast<int>(e) << " bias " << with_bias);
         for (size_t i = 0; i < out.size(); ++i) REQUIRE(testing::close(out[i], want[i], 1e-5));
@@ -69,7 +70,7 @@ TEST_CASE("a GEMM over a column range writes only those columns") {
   auto a = random_floats(rng, m * k);
   auto w = random_matrix(rng, DType::kF16, n, k);
   std::vector<float> out(m * n, 123.0f);
-  std::vector<float> scratch(gemm_scratch_floats(Isa::kScalar, m, k));
+  std::vector<float> scratch(gemm_scratch_floats_scalar(m, k));
   const GemmArgs args{a.data(), m, w.ref, nullptr, Epilogue::kNone, out.data()};
   gemm_scalar(args, 3, 6, scratch.data());
   for (int64_t i = 0; i < m; ++i) {
@@ -101,12 +102,13 @@ TEST_CASE("a GEMM with zero rows or an empty k leaves only the bias") {
 }
 
 TEST_CASE("kernel names follow <op>_<dtype>[_<tile>]_<isa>") {
-  CHECK(std::string(gemm_kernel(DType::kF16, Isa::kScalar).name) == "gemm_f16_scalar");
-  CHECK(std::string(gemm_kernel(DType::kBF16, Isa::kScalar).name) == "gemm_bf16_scalar");
+  CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(DType::kF16).name) == "gemm_f16_scalar");
+  CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(DType::kBF16).name) == "gemm_bf16_scalar");
+  const char* simd_f16 = kernel_table(Isa::kSimd128).gemm.of(DType::kF16).name;
   if (simd128_compiled()) {
-    CHECK(std::string(gemm_kernel(DType::kF16, Isa::kSimd128).name) == "gemm_f16_4x8_simd128");
+    CHECK(std::string(simd_f16) == "gemm_f16_4x8_simd128");
   } else {
-    CHECK(std::string(gemm_kernel(DType::kF16, Isa::kSimd128).name) == "gemm_f16_scalar");
+    CHECK(std::string(simd_f16) == "gemm_f16_scalar");
   }
 }
 
@@ -124,9 +126,9 @@ TEST_CASE("the scalar q8 GEMM matches an f64 reference from the dequantized weig
       auto w = testing::random_q8_matrix(rng, n, k, panels);
       auto bias = random_floats(rng, n);
       std::vector<float> out(m * n);
-      std::vector<float> scratch(gemm_scratch_floats(Isa::kScalar, m, k));
+      std::vector<float> scratch(gemm_scratch_floats_scalar(m, k));
       const GemmArgs args{a.data(), m, w.ref, bias.data(), Epilogue::kNone, out.data()};
-      gemm_kernel(DType::kI8, Isa::kScalar).fn(args, 0, n, scratch.data());
+      kernel_table(Isa::kScalar).gemm.of(DType::kI8).fn(args, 0, n, scratch.data());
       INFO("k " << k << " panels " << panels);
       for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < n; ++j) {
@@ -137,7 +139,7 @@ TEST_CASE("the scalar q8 GEMM matches an f64 reference from the dequantized weig
       }
     }
   }
-  CHECK(std::string(gemm_kernel(DType::kI8, Isa::kScalar).name) == "gemm_q8_scalar");
+  CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(DType::kI8).name) == "gemm_q8_scalar");
 }
 
 TEST_CASE("q8 weights are within half a step of the floats they quantize") {
@@ -171,12 +173,12 @@ TEST_CASE("the SIMD q8 GEMM equals the scalar one bit for bit, in panels and in 
           auto bias = random_floats(rng, n);
           auto old = random_floats(rng, m * n);
           std::vector<float> want = old, got = old;
-          std::vector<float> s1(gemm_scratch_floats(Isa::kScalar, m, k));
-          std::vector<float> s2(gemm_scratch_floats(Isa::kSimd128, m, k));
+          std::vector<float> s1(gemm_scratch_floats_scalar(m, k));
+          std::vector<float> s2(gemm_scratch_floats_simd128(m, k));
           const GemmArgs ga{a.data(), m, w.ref, bias.data(), e, want.data()};
           const GemmArgs gb{a.data(), m, w.ref, bias.data(), e, got.data()};
-          gemm_kernel(DType::kI8, Isa::kScalar).fn(ga, 0, n, s1.data());
-          auto simd = gemm_kernel(DType::kI8, Isa::kSimd128);
+          kernel_table(Isa::kScalar).gemm.of(DType::kI8).fn(ga, 0, n, s1.data());
+          auto simd = kernel_table(Isa::kSimd128).gemm.of(DType::kI8);
           CHECK(std::string(simd.name) == "gemm_q8_4x8_simd128");
           // In two column ranges, as threads split it (panels: whole panels).
           simd.fn(gb, 0, 8, s2.data());

@@ -41,7 +41,7 @@ void plan_outside(Session& session, const std::string& checkpoint) {
 // the CPU session; returns the result and counts the rounds.
 template <typename T>
 T replay(Session& outside, Session& cpu, const std::function<Result<T>()>& request, int& rounds) {
-  OutsideRuns& runs = *outside.outside();
+  OutsideRuns& runs = outside.outside()->runs();
   runs.begin_request();
   for (rounds = 1;; ++rounds) {
     runs.begin_replay();
@@ -121,7 +121,7 @@ TEST_CASE("predict_shortlist on an outside session embeds in one round and decid
 
 TEST_CASE("outputs of the wrong length or for a batch that was never asked for are refused, naming it") {
   Sessions s;
-  OutsideRuns& runs = *s.outside.outside();
+  OutsideRuns& runs = s.outside.outside()->runs();
   runs.begin_request();
   (void)s.outside.predict(kState, parse(kQuestions), decide::Dialect::current());
   REQUIRE(runs.pending().size() == 1);
@@ -140,16 +140,16 @@ TEST_CASE("a batch with an id outside the vocabulary is refused before any backe
   const int32_t ids[] = {1, 999999};
   const int32_t markers[] = {0};
   batch.add(ids, markers, 0);
-  s.outside.outside()->begin_request();
+  s.outside.outside()->runs().begin_request();
   auto out = s.outside.forward_decisions(batch, false);
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().message.find("999999") != std::string::npos);
-  CHECK(s.outside.outside()->pending().empty());
+  CHECK(s.outside.outside()->runs().pending().empty());
 }
 
 TEST_CASE("an outside session plans each bucket with the seed's planner and holds no weights") {
   Sessions s;
-  auto plan = s.outside.plan_outside_bucket(GraphKind::kDecision, bucket_for({.tokens = 20, .seqs = 2, .markers = 5}));
+  auto plan = s.outside.outside()->plan_bucket(GraphKind::kDecision, bucket_for({.tokens = 20, .seqs = 2, .markers = 5}));
   REQUIRE(plan.ok());
   CHECK(plan.value().bucket == RowCounts{32, 2, 8});
   CHECK(plan.value().layout.len > 0);
@@ -166,7 +166,7 @@ namespace {
 TEST_CASE("the outside backend's copy of a vector is checked finite as binding checks it, naming the tensor") {
   Session outside;
   plan_outside(outside, kTiny);
-  const ModelPlan& plan = *outside.outside_plan();
+  const ModelPlan& plan = outside.outside()->plan();
   size_t index = plan.weights.size();
   for (size_t i = 0; i < plan.weights.size(); ++i) {
     if (plan.weights[i].name == "encoder.final_norm.weight") index = i;
@@ -176,16 +176,16 @@ TEST_CASE("the outside backend's copy of a vector is checked finite as binding c
   REQUIRE(norm.dtype == DType::kF32);
   std::vector<float> values(static_cast<size_t>(norm.shape[0]), 1.0f);
   auto bytes = [&] { return std::span(reinterpret_cast<const std::byte*>(values.data()), values.size() * sizeof(float)); };
-  CHECK(outside.check_outside_vector(index, bytes()).ok());
+  CHECK(outside.outside()->check_vector(index, bytes()).ok());
   values[17] = std::numeric_limits<float>::infinity();
-  Status bad = outside.check_outside_vector(index, bytes());
+  Status bad = outside.outside()->check_vector(index, bytes());
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == ErrorCode::kInvalidCheckpoint);
   CHECK(bad.error().message ==
         "model.safetensors: encoder.final_norm.weight holds inf at element 17; a norm weight or bias that is not finite "
         "makes every output non-finite");
-  CHECK_FALSE(outside.check_outside_vector(index, bytes().first(8)).ok());
-  CHECK_FALSE(outside.check_outside_vector(plan.weights.size(), bytes()).ok());
+  CHECK_FALSE(outside.outside()->check_vector(index, bytes().first(8)).ok());
+  CHECK_FALSE(outside.outside()->check_vector(plan.weights.size(), bytes()).ok());
 }
 
 }  // namespace

@@ -269,7 +269,7 @@ export class FakeSession implements LayaSessionHandle {
 
   memoryReport(): string {
     this.alive('memoryReport');
-    return JSON.stringify({ weightsBytes: this.plan?.dataLength ?? 0, arenaBytes: 0, scratchBytes: 0,
+    return JSON.stringify({ weightsBytes: this.plan?.dataLength ?? 0, arenaBytes: 0,
       wasmMemoryBytes: this.module.memory.buffer.byteLength });
   }
 

@@ -77,6 +77,13 @@ describeWithCore('a real checkpoint (tiny-fanin, WordLevel "w<id>" tokens)', () 
     expect(Array.from(cut as Float32Array)).toEqual(forwardCut.embed_expected[0]?.pooled.map(Math.fround));
   });
 
+  test('a maxLength that is not a positive integer is refused by the engine, naming it and the value', async () => {
+    for (const [maxLength, shown] of [[0, '0'], [2.5, '2.5'], [-3, '-3'], [NaN, 'NaN']] as const) {
+      await expect(model.embed(['a'], { maxLength })).rejects.toMatchObject({
+        code: 'invalid_request', message: `embed: maxLength must be a positive integer, got ${shown}` });
+    }
+  });
+
   test('embedJson writes the floats with the same formatter as forward (the CLI prints both)', async () => {
     const text = await model.embedJson(['w5 w7 w9'], { maxLength: 16 });
     const forwardText = await model.forwardJson({ inputs: [], embed_inputs: [{ ids: [1, 5, 7, 9, 2] }] });

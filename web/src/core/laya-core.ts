@@ -118,7 +118,7 @@ export interface LayaSessionHandle {
   predictShortlist(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
   /** The parsed configs (configure() first): '{"encoder","modelName"?,"modelType","hiddenSize",...}'. */
   configSummary(): string;
-  /** '{"weightsBytes","arenaBytes","scratchBytes","wasmMemoryBytes"}'. */
+  /** '{"weightsBytes","arenaBytes","wasmMemoryBytes"}'. */
   memoryReport(): string;
   /** Turns the per-step timer on (from zero) or off. */
   setProfiling(on: boolean): void;

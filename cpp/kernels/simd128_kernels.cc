@@ -1,0 +1,32 @@
+// The wasm SIMD128 kernel table (built where LAYA_SIMD128 is: wasm, and natively on SIMDe): the
+// scalar table with the kernels that have a SIMD twin replaced. The table lookups, the marker ops
+// and MeanPool are memory bound or tiny and keep their scalar kernels, names included: a step's
+// name then says that it runs the scalar kernel.
+#include "kernels/kernel_table.h"
+
+#ifdef LAYA_SIMD128
+
+namespace laya::kernels {
+
+const KernelTable& simd128_kernel_table() {
+  static const KernelTable table = [] {
+    KernelTable t = scalar_kernel_table();
+    t.isa = Isa::kSimd128;
+    t.layer_norm = {layer_norm_f32_simd128, "layer_norm_f32_simd128"};
+    t.gemm = {.f32 = {gemm_f32_4x8_simd128, "gemm_f32_4x8_simd128"},
+              .f16 = {gemm_f16_4x8_simd128, "gemm_f16_4x8_simd128"},
+              .bf16 = {gemm_bf16_4x8_simd128, "gemm_bf16_4x8_simd128"},
+              .q8 = {gemm_q8_4x8_simd128, "gemm_q8_4x8_simd128"}};
+    t.gemm_scratch_floats = gemm_scratch_floats_simd128;
+    t.rope = {rope_f32_simd128, "rope_f32_simd128"};
+    t.attention = {attention_f32_4x8_simd128, "attention_f32_4x8_simd128"};
+    t.attention_scratch_floats = attention_scratch_floats_simd128;
+    t.geglu = {geglu_f32_simd128, "geglu_f32_simd128"};
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace laya::kernels
+
+#endif  // LAYA_SIMD128
