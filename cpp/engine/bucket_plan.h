@@ -2,7 +2,7 @@
 // value given its offset in one arena by the seed's planner, once per bucket. The CPU lowering
 // (lower.h) resolves such a plan into kernel calls; a backend whose arena is not wasm memory (the
 // WebGPU one, web/src/webgpu/) takes the plan itself. The graph is checked once, before any bucket
-// (check_graph in lower.h).
+// (check_graph in graph/check.h).
 #pragma once
 
 #include <cstdint>

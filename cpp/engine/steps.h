@@ -100,20 +100,24 @@ struct RunContext {
   }
 };
 
+// The members every step declares: the op it lowers, its kind's name in profiles, its lowering
+// from that op and its run (bodies in steps.cc).
+#define LAYA_CPU_STEP(name, kind)                          \
+  using Op = ops::name;                                   \
+  static constexpr const char* kKind = kind;              \
+  static name lower(const Op& op, LowerContext& context); \
+  void run(const RunContext& run) const;
+
 namespace steps {
 
 struct Embed {
-  using Op = ops::Embed;
-  static constexpr const char* kKind = "embed";
+  LAYA_CPU_STEP(Embed, "embed")
   kernels::Kernel<kernels::EmbedFn> kernel;
   kernels::MatrixRef table;
   size_t out = 0;
-  static Embed lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct LayerNorm {
-  using Op = ops::LayerNorm;
-  static constexpr const char* kKind = "layer_norm";
+  LAYA_CPU_STEP(LayerNorm, "layer_norm")
   kernels::Kernel<kernels::LayerNormFn> kernel;
   size_t x = 0;
   size_t out = 0;
@@ -122,12 +126,9 @@ struct LayerNorm {
   const float* w = nullptr;
   const float* b = nullptr;
   double eps = 0.0;
-  static LayerNorm lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct Gemm {
-  using Op = ops::Gemm;
-  static constexpr const char* kKind = "gemm";
+  LAYA_CPU_STEP(Gemm, "gemm")
   kernels::Kernel<kernels::GemmFn> kernel;
   size_t a = 0;
   size_t out = 0;
@@ -135,83 +136,62 @@ struct Gemm {
   kernels::MatrixRef w;
   const float* bias = nullptr;
   Epilogue epilogue = Epilogue::kNone;
-  static Gemm lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct Rope {
-  using Op = ops::Rope;
-  static constexpr const char* kKind = "rope";
+  LAYA_CPU_STEP(Rope, "rope")
   kernels::Kernel<kernels::RopeFn> kernel;
   size_t qkv = 0;
   int64_t heads = 0;
   const kernels::RopeTable* table = nullptr;  // kept alive by the Lowered holding the step
-  static Rope lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct Attention {
-  using Op = ops::Attention;
-  static constexpr const char* kKind = "attention";
+  LAYA_CPU_STEP(Attention, "attention")
   kernels::Kernel<kernels::AttentionFn> kernel;
   size_t qkv = 0;
   size_t out = 0;
   int64_t heads = 0;
   int64_t window = -1;  // < 0: every key of the sequence
-  static Attention lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct GeGlu {
-  using Op = ops::GeGlu;
-  static constexpr const char* kKind = "geglu";
+  LAYA_CPU_STEP(GeGlu, "geglu")
   kernels::Kernel<kernels::GeGluFn> kernel;
   size_t x = 0;
   size_t out = 0;
   Rows rows = Rows::kTokens;
   int64_t n = 0;  // out's width
-  static GeGlu lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct AddType {
-  using Op = ops::AddType;
-  static constexpr const char* kKind = "add_type";
+  LAYA_CPU_STEP(AddType, "add_type")
   kernels::Kernel<kernels::AddTypeFn> kernel;
   kernels::MatrixRef table;
   size_t h = 0;
-  static AddType lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct GatherMarkers {
-  using Op = ops::GatherMarkers;
-  static constexpr const char* kKind = "gather_markers";
+  LAYA_CPU_STEP(GatherMarkers, "gather_markers")
   kernels::Kernel<kernels::GatherMarkersFn> kernel;
   size_t h = 0;
   size_t out = 0;
   int64_t width = 0;
-  static GatherMarkers lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct ActFeatures {
-  using Op = ops::ActFeatures;
-  static constexpr const char* kKind = "act_features";
+  LAYA_CPU_STEP(ActFeatures, "act_features")
   kernels::Kernel<kernels::ActFeaturesFn> kernel;
   size_t h = 0;
   size_t logits = 0;
   size_t out = 0;
   int64_t width = 0;  // h's width; out is 4 wider
-  static ActFeatures lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 struct MeanPool {
-  using Op = ops::MeanPool;
-  static constexpr const char* kKind = "mean_pool";
+  LAYA_CPU_STEP(MeanPool, "mean_pool")
   kernels::Kernel<kernels::MeanPoolFn> kernel;
   size_t h = 0;
   size_t out = 0;
   int64_t width = 0;
-  static MeanPool lower(const Op& op, LowerContext& c);
-  void run(const RunContext& r) const;
 };
 
 }  // namespace steps
+
+#undef LAYA_CPU_STEP
 
 // In the Op variant's order, one step per op (checked below).
 using Step = std::variant<steps::Embed, steps::LayerNorm, steps::Gemm, steps::Rope, steps::Attention,
