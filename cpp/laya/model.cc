@@ -55,20 +55,20 @@ Result<ModelPlan> plan_model(const LayaConfig& config, const safetensors::Header
   ModelPlan plan;
   plan.ids = layout.weights;
   plan.weights.reserve(entries.size());
-  auto at = [data](uint64_t offset) { return data == nullptr ? nullptr : data + offset; };
   for (const auto* entry : entries) {
-    plan.weights.push_back({.name = entry->name, .dtype = entry->dtype, .shape = entry->shape, .data = at(entry->begin)});
+    plan.weights.push_back({.name = entry->name, .dtype = entry->dtype, .shape = entry->shape});
     plan.bytes.push_back({.begin = entry->begin, .end = entry->end});
     if (entry->dtype == DType::kI8) {
       // match_tensors checked the scales are there, F32 and one per group.
       const safetensors::TensorEntry* scales = q8_scales_entry(header, entry->name);
-      plan.weights.back().scales = at(scales->begin);
       plan.bytes.back().scales_begin = scales->begin;
       plan.bytes.back().scales_end = scales->end;
     }
   }
   plan.decision = build_decision_graph(config, plan.ids);
   plan.embedding = build_embedding_graph(config, plan.ids);
+  // The views' addresses come from `bytes`, in one place.
+  if (data != nullptr) place_model(plan, data);
   return plan;
 }
 
