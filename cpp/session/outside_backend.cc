@@ -7,18 +7,19 @@
 
 namespace laya {
 
-Result<std::unique_ptr<OutsideBackend>> OutsideBackend::create(const LayaConfig& config, safetensors::Header header,
-                                                               ModelPlan plan) {
+Result<std::unique_ptr<OutsideBackend>> OutsideBackend::create(safetensors::Header header, ModelPlan plan) {
   LAYA_RETURN_IF_ERROR(check_graph(plan.decision, plan.weights, WeightForm::kPlanned));
   LAYA_RETURN_IF_ERROR(check_graph(plan.embedding, plan.weights, WeightForm::kPlanned));
-  const BatchLimits decision = batch_limits(plan.decision, plan.weights);
-  const BatchLimits embedding = batch_limits(plan.embedding, plan.weights);
-  std::unique_ptr<OutsideBackend> backend(new OutsideBackend(
-      std::move(header), std::move(plan), OutsideRuns(config.act_outputs(), config.encoder.hidden_size)));
-  backend->decision_limits_ = decision;
-  backend->embedding_limits_ = embedding;
-  return backend;
+  return std::unique_ptr<OutsideBackend>(new OutsideBackend(std::move(header), std::move(plan)));
 }
+
+// The widths of the outputs come from the checked graphs, as the CPU backend reads them.
+OutsideBackend::OutsideBackend(safetensors::Header header, ModelPlan plan)
+    : header_(std::move(header)),
+      plan_(std::move(plan)),
+      runs_(plan_.decision.shape(*plan_.decision.act).width, plan_.embedding.shape(*plan_.embedding.pooled).width),
+      decision_limits_(batch_limits(plan_.decision, plan_.weights)),
+      embedding_limits_(batch_limits(plan_.embedding, plan_.weights)) {}
 
 Result<BucketPlan> OutsideBackend::plan_bucket(GraphKind graph, const RowCounts& bucket) const {
   // The graphs were checked at create.

@@ -9,7 +9,6 @@
 #include <span>
 
 #include "engine/bucket_plan.h"
-#include "laya/config.h"
 #include "laya/model.h"
 #include "safetensors/header.h"
 #include "session/forward_backend.h"
@@ -19,10 +18,9 @@ namespace laya {
 
 class OutsideBackend final : public ForwardBackend {
  public:
-  // From a header checked against the config and the plan made from it (views without data):
-  // both graphs are checked as the CPU binding checks them, on the stored form.
-  static Result<std::unique_ptr<OutsideBackend>> create(const LayaConfig& config, safetensors::Header header,
-                                                         ModelPlan plan);
+  // From a header and the plan made from it (views without data): both graphs are checked as the
+  // CPU binding checks them, on the stored form.
+  static Result<std::unique_ptr<OutsideBackend>> create(safetensors::Header header, ModelPlan plan);
 
   const BatchLimits& limits(GraphKind graph) const override {
     return graph == GraphKind::kDecision ? decision_limits_ : embedding_limits_;
@@ -46,8 +44,7 @@ class OutsideBackend final : public ForwardBackend {
   Status check_vector(size_t index, std::span<const std::byte> bytes) const;
 
  private:
-  OutsideBackend(safetensors::Header header, ModelPlan plan, OutsideRuns runs)
-      : header_(std::move(header)), plan_(std::move(plan)), runs_(std::move(runs)) {}
+  OutsideBackend(safetensors::Header header, ModelPlan plan);
 
   safetensors::Header header_;
   ModelPlan plan_;

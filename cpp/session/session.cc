@@ -71,7 +71,7 @@ Status Session::plan_outside(std::span<const std::byte> header_bytes, uint64_t f
   // The model's plan, derived once (its check of the tensors first); no data section here.
   LAYA_ASSIGN_OR_RETURN(ModelPlan plan, plan_model(configs_->config, header, nullptr));
   LAYA_ASSIGN_OR_RETURN(std::unique_ptr<OutsideBackend> outside,
-                        OutsideBackend::create(configs_->config, std::move(header), std::move(plan)));
+                        OutsideBackend::create(std::move(header), std::move(plan)));
   outside_ = outside.get();
   bind(std::move(outside));
   return {};
