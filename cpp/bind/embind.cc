@@ -29,10 +29,11 @@ namespace {
 
 constexpr uint64_t kMaxFileSize = uint64_t{1} << 52;  // exactly representable as a JS number
 
+// A whole number in [0, 2^52] (exactly representable): a size, count or index from JavaScript.
+bool is_whole_number(double n) { return n >= 0 && n <= static_cast<double>(kMaxFileSize) && std::floor(n) == n; }
+
 Result<uint64_t> file_size_from(double size) {
-  if (!(size >= 0) || size > static_cast<double>(kMaxFileSize) || std::floor(size) != size) {
-    return invalid_request("fileSize must be a non-negative integer number of bytes");
-  }
+  if (!is_whole_number(size)) return invalid_request("fileSize must be a non-negative integer number of bytes");
   return static_cast<uint64_t>(size);
 }
 
@@ -80,11 +81,9 @@ std::string js_number_text(double n) {
   return buffer;
 }
 
-// A count or index from JavaScript: a whole number in [0, 2^52], exactly representable.
+// A count or index from JavaScript; `what` names it in the error.
 Result<size_t> whole_number(double n, const char* what) {
-  if (!(n >= 0) || n > static_cast<double>(kMaxFileSize) || std::floor(n) != n) {
-    return invalid_request(std::string(what) + " must be a whole number");
-  }
+  if (!is_whole_number(n)) return invalid_request(std::string(what) + " must be a whole number");
   return static_cast<size_t>(n);
 }
 
