@@ -3,13 +3,12 @@
 // runs in a fresh child process (bench/load-child.mjs) so peak RSS is that load's alone.
 // Targets: peak RSS above baseline <= 1.1x file size; >= 1 GB/s from a local file in Node.
 // Usage: node bench/load-bench.mjs [--runs N] [--model english-f16|base-f16]
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCheckpoint, kShapes } from './gen-checkpoint.mjs';
-import { machineLines, median } from './machine.mjs';
+import { machineLines, median, runChild } from './machine.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -41,17 +40,8 @@ await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const hubUrl = `http://127.0.0.1:${server.address().port}`;
 
 function child(where) {
-  return new Promise((resolve, reject) => {
-    const childArgs = where === 'raw' ? ['raw', dir] : [where, repo];
-    const p = spawn(process.execPath, ['--expose-gc', path.join(here, 'load-child.mjs'), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d) => { out += d; });
-    p.on('exit', (code) => {
-      const line = out.trim().split('\n').pop();
-      if (code !== 0 || !line) reject(new Error(`load child for ${where} exited ${code}: ${out}`));
-      else resolve(JSON.parse(line));
-    });
-  });
+  const childArgs = where === 'raw' ? ['raw', dir] : [where, repo];
+  return runChild(['--expose-gc', path.join(here, 'load-child.mjs'), ...childArgs], { label: `load child for ${where}` });
 }
 
 const gb = (b) => (b / 1e9).toFixed(3);

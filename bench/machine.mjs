@@ -1,7 +1,7 @@
 // What the numbers were measured on: cores, CPU model, load, versions (printed by every bench).
 import fs from 'node:fs';
 import os from 'node:os';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 
 export function machineLines(extra = {}) {
   const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? 'unknown';
@@ -20,4 +20,20 @@ export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// One measurement in a fresh Node process (so its memory is its own): runs `args` with this Node,
+// and resolves with the JSON of the last line the child prints. `stderr`: 'inherit' shows the
+// child's warnings, 'ignore' drops a driver's noise. `label` names the child in an error.
+export function runChild(args, { env = process.env, stderr = 'inherit', label }) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', stderr], env });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('exit', (code) => {
+      const line = out.trim().split('\n').pop();
+      if (code !== 0 || !line) reject(new Error(`${label} exited ${code}: ${out.slice(-500)}`));
+      else resolve(JSON.parse(line));
+    });
+  });
 }

@@ -29,12 +29,12 @@
 // dist/ and wasm build, e.g. `git worktree add /tmp/base <commit> && cd /tmp/base && npm ci && npm run build`);
 // its plain module runs as the engine laya-baseline beside laya, each in its own process, in the
 // same command, and the report gives the ratio per length. Default engines then: laya-baseline,laya.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCheckpoint, kShapes } from './gen-checkpoint.mjs';
-import { machineLines, median } from './machine.mjs';
+import { machineLines, median, runChild } from './machine.mjs';
 import { questionFlops } from './workload.mjs';
 import { adapterLines, chooseWebGpuEnv } from './webgpu-adapter.mjs';
 
@@ -88,19 +88,10 @@ for (const [kind, file, flags] of [['plain', 'gemm-ceiling.cjs', []], ['relaxed'
 const ceilingOf = (engine) => (engine === 'laya-webgpu' ? null : ceilings[engine === 'laya-relaxed' ? 'relaxed' : 'plain'] ?? null);
 
 function child(engine, dir, onnx, threads) {
-  return new Promise((resolve, reject) => {
-    const flags = engine === 'laya-relaxed' ? [kRelaxedFlag] : [];
-    const env = engine === 'laya-webgpu' ? gpuChoice.env : engine === 'laya-baseline' ? { ...process.env, LAYA_BASELINE_ROOT: path.resolve(baseline) } : process.env;
-    const p = spawn(process.execPath, [...flags, '--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
-      { stdio: ['ignore', 'pipe', 'inherit'], env });
-    let out = '';
-    p.stdout.on('data', (d) => { out += d; });
-    p.on('exit', (code) => {
-      const line = out.trim().split('\n').pop();
-      if (code !== 0 || !line) reject(new Error(`${engine} child exited ${code}: ${out.slice(-500)}`));
-      else resolve(JSON.parse(line));
-    });
-  });
+  const flags = engine === 'laya-relaxed' ? [kRelaxedFlag] : [];
+  const env = engine === 'laya-webgpu' ? gpuChoice.env : engine === 'laya-baseline' ? { ...process.env, LAYA_BASELINE_ROOT: path.resolve(baseline) } : process.env;
+  return runChild([...flags, '--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
+    { env, label: `${engine} child` });
 }
 
 for (const name of models) {

@@ -11,7 +11,6 @@
 // "GPU buffers" are this process's own RAM: RSS then holds the weights, and only the JS / wasm side
 // of the target can be checked there (see bench/README.md).
 // Usage: node bench/webgpu-memory.mjs [--model mem-f16] [--dir <checkpoint dir>] [--runs N]
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +69,7 @@ if (process.argv[2] === '--child') {
   process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(0));
 } else {
   const { generateCheckpoint, kShapes } = await import('./gen-checkpoint.mjs');
-  const { machineLines, median } = await import('./machine.mjs');
+  const { machineLines, median, runChild } = await import('./machine.mjs');
   const { adapterLines, chooseWebGpuEnv } = await import('./webgpu-adapter.mjs');
   const args = process.argv.slice(2);
   const flag = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
@@ -88,17 +87,8 @@ if (process.argv[2] === '--child') {
   for (const line of adapterLines(gpuChoice)) console.log(line);
   console.log(`checkpoint: ${dir}, model.safetensors ${(ckpt / 1e6).toFixed(1)} MB; runs ${runs} (median of each figure)`);
 
-  const child = (mode) => new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', mode, dir],
-      { stdio: ['ignore', 'pipe', 'ignore'], env: mode === 'fresh' || mode === 'wasm' ? process.env : gpuChoice.env });
-    let out = '';
-    p.stdout.on('data', (d) => { out += d; });
-    p.on('exit', (code) => {
-      const line = out.trim().split('\n').pop();
-      if (code !== 0 || !line) reject(new Error(`${mode} child exited ${code}: ${out.slice(-500)}`));
-      else resolve(JSON.parse(line));
-    });
-  });
+  const child = (mode) => runChild(['--expose-gc', fileURLToPath(import.meta.url), '--child', mode, dir],
+    { env: mode === 'fresh' || mode === 'wasm' ? process.env : gpuChoice.env, stderr: 'ignore', label: `${mode} child` });
   const modes = gpuChoice.adapter === null ? ['fresh', 'wasm'] : ['fresh', 'device', 'webgpu', 'wasm'];
   const res = {};
   for (const mode of modes) {
