@@ -9,7 +9,11 @@ cd "$(dirname "$0")/.."
 # compile and run the SIMD128 kernels too (CMake's LAYA_SIMDE).
 # libvulkan1: the Vulkan loader the `webgpu` package (Dawn) needs in Node; the tests point it at the
 # SwiftShader CPU driver Debian's Chromium ships (Mesa 22's lavapipe lacks features Dawn requires).
-packages=(emscripten doctest-dev libsimde-dev cmake ninja-build clang lld libclang-rt-14-dev chromium libvulkan1)
+# firefox-esr, webkit2gtk-driver and xvfb: the browser suite's other two engines, stock Firefox
+# (driven over WebDriver BiDi) and WebKitGTK, Safari's engine (WebKitWebDriver driving its
+# MiniBrowser, which needs a display: Xvfb).
+packages=(emscripten doctest-dev libsimde-dev cmake ninja-build clang lld libclang-rt-14-dev chromium libvulkan1
+  firefox-esr webkit2gtk-driver xvfb)
 # The benchmarks export their ONNX comparison model with Debian's PyTorch (tools/reference/).
 if [ "${1:-}" = "--bench" ]; then packages+=(python3-torch python3-onnx); fi
 missing=()
