@@ -1,9 +1,11 @@
 // Issue 13's acceptance test: a page with no worker code of its own loads with { worker: true }
-// and keeps its animation frames coming during a predict of at least a second (the longest gap
-// between requestAnimationFrame callbacks stays under 100 ms); the same page loading without the
-// option freezes for the whole predict (a gap of 100 ms or more), so the measure can fail.
-// The predict is made a second long by measuring (growUntilLong, issue 22): frames are recorded
-// from before the first call, and the call measured is the one that first lasted a second, here.
+// and keeps its animation frames coming during a long predict; the same page loading without the
+// option freezes for the whole predict, so the measure can fail.
+// Nothing here assumes the machine's speed (issue 22): the predict is made at least a second long
+// by measuring (growUntilLong; frames are recorded from before its first call, and the call
+// measured is the one that first lasted a second), and the bounds are fractions of its measured
+// length: on the page thread the longest frame gap covers the whole predict; with the worker no
+// gap reaches a fifth of it (about 20-60 ms are usual; 170 ms was seen with load 15 on 2 cores).
 import { dirname } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.js';
@@ -12,8 +14,10 @@ import { kLongState } from '../helpers/long-request.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
 import { describeWithCore, kCoreJs } from '../helpers/real-core.js';
 
-/** Ten times the frame gap that counts as a freeze, so a blocked page thread cannot go unseen. */
+/** Long enough that a frozen page thread stands out from any frame a loaded machine drops. */
 const kLongPredictMs = 1000;
+/** With the worker, no frame gap may reach this fraction of the predict. */
+const kWorkerGapFraction = 1 / 5;
 
 interface FrameMeasure {
   predictMs: number;
@@ -70,15 +74,15 @@ describeWithCore('animation frames during a long predict', () => {
     return got;
   }
 
-  test('with { worker: true } the longest frame gap during a predict of at least a second stays under 100 ms', async () => {
+  test('with { worker: true } no frame gap during a predict of at least a second reaches a fifth of it', async () => {
     const got = await measure(true);
     console.log(`worker: predict of ${got.questions} questions ${got.predictMs.toFixed(0)} ms, longest frame gap ${got.longestGapMs.toFixed(1)} ms, ${got.framesDuringPredict} frames`);
-    expect(got.longestGapMs).toBeLessThan(100);
+    expect(got.longestGapMs).toBeLessThan(got.predictMs * kWorkerGapFraction);
   }, 120_000);
 
-  test('without the option the same page freezes: a frame gap of 100 ms or more', async () => {
+  test('without the option the same page freezes: one frame gap covers the whole predict', async () => {
     const got = await measure(false);
     console.log(`page thread: predict of ${got.questions} questions ${got.predictMs.toFixed(0)} ms, longest frame gap ${got.longestGapMs.toFixed(1)} ms, ${got.framesDuringPredict} frames`);
-    expect(got.longestGapMs).toBeGreaterThanOrEqual(100);
+    expect(got.longestGapMs).toBeGreaterThanOrEqual(got.predictMs);
   }, 120_000);
 });
