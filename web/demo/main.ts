@@ -50,8 +50,12 @@ const el = (tag: string, text?: string, cls?: string): HTMLElement => {
 const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
 document.body.dataset['isolated'] = String(isolated);
 const hasWebGpu = 'gpu' in navigator;
+// An isolated page may still lack SharedArrayBuffer (WebKitGTK): the load decides, and the model
+// says how many threads it runs (model.threads, shown once loaded).
+const sharedMemory = isolated && typeof SharedArrayBuffer === 'function';
 $('env').textContent = `crossOriginIsolated: ${isolated ? 'yes' : 'no'} · build: ` +
-  (isolated ? `threaded (up to ${Math.min(4, navigator.hardwareConcurrency || 1)} threads)` : 'single-threaded (threads need COOP/COEP headers)') +
+  (sharedMemory ? 'threaded if threads help here (the thread count is shown once loaded)'
+    : isolated ? 'single-threaded (this browser gives the page no SharedArrayBuffer)' : 'single-threaded (threads need COOP/COEP headers)') +
   ` · WebGPU: ${hasWebGpu ? 'navigator.gpu present' : 'not in this browser'}`;
 
 type Backend = NonNullable<LoadOptions['backend']>;
@@ -107,9 +111,9 @@ function buildInfo(threads: number): { build: 'single-threaded' | 'threaded'; re
   if (threads > 1) return { build: 'threaded', reason: `cross-origin isolated: the pthreads module on ${threads} threads` };
   return {
     build: 'single-threaded',
-    reason: isolated
-      ? 'cross-origin isolated, but one core: the single-threaded module'
-      : 'not cross-origin isolated (no COOP/COEP headers): the single-threaded module',
+    reason: !isolated ? 'not cross-origin isolated (no COOP/COEP headers): the single-threaded module, 1 thread'
+      : sharedMemory ? 'cross-origin isolated, but on 1 thread (see the warnings): the single-threaded module'
+        : 'cross-origin isolated, but this browser gives the page no SharedArrayBuffer: the single-threaded module, 1 thread',
   };
 }
 

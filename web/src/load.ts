@@ -11,6 +11,7 @@ import { resolveLoadOptions, type LoadOptions } from './options.js';
 import { ProgressTracker } from './progress.js';
 import type { CreatedCore, Runtime } from './runtime.js';
 import { chooseSimd, relaxedSimdSupported, type SimdVariant } from './core/simd.js';
+import { explainOutOfMemory } from './core/out-of-memory.js';
 import { applyThreads, requestedThreads } from './core/threads.js';
 import {
   kConfigFiles, kWeightsFile,
@@ -40,12 +41,13 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   let gpu: GpuSession | null = null;
   try {
     const location = await runtime.locate(source, opts);
-    const threads = requestedThreads(opts.threads, runtime.cores());
+    const threads = opts.threads ?? requestedThreads(undefined, await runtime.cores());
     const choice = chooseSimd(opts.simd, relaxedSimdSupported(opts.wasm.validate),
                               runtime.relaxedSimdUnavailable ?? 'this engine does not compile relaxed SIMD');
     if (choice.warning !== undefined) opts.onWarning(choice.warning);
     const created = await createCore(runtime, opts.wasm, threads, choice.simd);
     core = created.core;
+    if (created.memoryWarning !== undefined) opts.onWarning(created.memoryWarning);
     // The module says which build it is; modules from before issue 15 are plain.
     const simd: SimdVariant = core.simd?.() ?? created.simd ?? 'plain';
     if (opts.simd === 'relaxed' && choice.simd === 'relaxed' && simd !== 'relaxed') {
@@ -80,7 +82,7 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
         gpu = await loadWeightsToGpu(session, weights, signal, device.device);
         progress.finish(weights.file);
       } else {
-        await streamWeights(core, session, weights, signal, opts.weights);
+        await streamWeights(core, session, weights, signal, opts.weights).catch(explainOutOfMemory(core, weights, opts.weights));
         progress.finish(weights.file);
         throwIfAborted(signal);
         expectEmptyResult(session.finishWeights(), 'finishWeights');

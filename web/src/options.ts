@@ -82,10 +82,15 @@ export interface LoadOptions {
   onWarning?: (message: string) => void;
   /**
    * Threads for the forward passes, the calling thread included. Default: the machine's logical
-   * cores, at most 4. More than 1 needs SharedArrayBuffer: always there in Node; in browsers only
-   * on a cross-origin-isolated page (served with `Cross-Origin-Opener-Policy: same-origin` and
-   * `Cross-Origin-Embedder-Policy: require-corp`). Where it is missing the model runs on one thread
-   * (the single-threaded SIMD module) and onWarning says why, unless threads was left to default.
+   * cores, at most 4; in WebKit (Safari, every iOS browser), whose navigator.hardwareConcurrency
+   * is a padded figure, the cores counted once per page by running busy workers (at least 2,
+   * at most the figure). `model.threads` says what runs. More than 1 needs SharedArrayBuffer: always
+   * there in Node; in browsers only on a cross-origin-isolated page (served with
+   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`),
+   * and not in WebKitGTK. Where it is missing the model runs on one thread (the single-threaded
+   * SIMD module) and onWarning says why, unless threads was left to default. An engine that refuses
+   * a shared memory with the module's 4 GiB maximum (iOS) gets a smaller one, stepping down by
+   * 128 MiB, or the single-threaded module; onWarning says which, always.
    * Answers are bit-identical for any thread count.
    */
   threads?: number;

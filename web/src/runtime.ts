@@ -24,8 +24,11 @@ export interface Runtime {
    * memory, else the single-threaded build with `singleThreaded` saying why.
    */
   createCore(wasm: WasmOptions, threads: number, simd?: SimdVariant): Promise<CreatedCore>;
-  /** Logical cores, for the default thread count. */
-  cores(): number;
+  /**
+   * The threads that help here, for the default thread count: the logical cores, or (where the
+   * engine pads navigator.hardwareConcurrency) how many run at once (browser/useful-threads.ts).
+   */
+  cores(): number | Promise<number>;
   /** Why relaxed SIMD may be missing here, for onWarning. */
   readonly relaxedSimdUnavailable?: string;
 }
@@ -41,6 +44,11 @@ export interface CreatedCore {
   simd?: SimdVariant;
   /** Why the plain-SIMD module was used although the relaxed one was chosen (e.g. it is missing). */
   plainSimd?: string;
+  /**
+   * What the load must be told about the module's memory whatever the threads asked for: a shared
+   * memory refused (the single-threaded module runs) or granted with a smaller maximum.
+   */
+  memoryWarning?: string;
 }
 
 /** The sources every runtime reads the same way; null for a directory (runtime-specific). */

@@ -14,6 +14,8 @@ import type { CheckpointLocation, CheckpointSource } from '../sources/checkpoint
 import { HttpLocation } from '../sources/http-location.js';
 import { CacheStorageLocation, kDefaultCacheName, type CacheLike } from './cache-storage-location.js';
 import { importModuleFactory, moduleFileName } from './esm-module.js';
+import { createSharedMemory } from './shared-memory.js';
+import { usefulThreads } from './useful-threads.js';
 
 interface BrowserGlobals {
   caches?: { open(name: string): Promise<CacheLike> };
@@ -63,9 +65,21 @@ export const browserRuntime: Runtime = {
     const singleUrl = wasm.moduleUrl !== undefined ? new URL(String(wasm.moduleUrl), page).href : undefined;
     let singleThreaded: string | undefined;
     let threaded = false;
+    let memoryWarning: string | undefined;
+    let sharedMemory: WebAssembly.Memory | undefined;
     if (threads > 1) {
       // A given factory decides for itself; availableThreads() tells.
       singleThreaded = wasm.factory !== undefined ? undefined : threadedModuleBlocker(wasm, kNotIsolated);
+      if (singleThreaded === undefined && wasm.factory === undefined) {
+        const shared = createSharedMemory();
+        if (shared.memory === null) {
+          singleThreaded = shared.refused;
+          memoryWarning = `laya-wasm: running the single-threaded module: ${shared.refused}`;
+        } else {
+          sharedMemory = shared.memory;
+          memoryWarning = shared.warning;
+        }
+      }
       threaded = singleThreaded === undefined;
     }
     const plainUrl = threaded && wasm.factory === undefined && singleUrl !== undefined
@@ -102,6 +116,7 @@ export const browserRuntime: Runtime = {
     }
     if (threaded) {
       options.layaWorkers = threads - 1;
+      if (sharedMemory !== undefined) options.wasmMemory = sharedMemory;
       // The workers load this same script; inside a Worker the loader cannot find its own URL.
       if (moduleUrl !== undefined) options.mainScriptUrlOrBlob = moduleUrl;
     }
@@ -110,12 +125,12 @@ export const browserRuntime: Runtime = {
       core, simd: loaded,
       ...(singleThreaded === undefined ? {} : { singleThreaded }),
       ...(plainSimd === undefined ? {} : { plainSimd }),
+      ...(memoryWarning === undefined ? {} : { memoryWarning }),
     };
   },
 
-  cores(): number {
-    const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
-    return typeof n === 'number' && n > 0 ? n : 1;
+  cores(): number | Promise<number> {
+    return usefulThreads();
   },
 };
 
@@ -137,7 +152,20 @@ async function evaluateClassicScript(url: string): Promise<void> {
  * plain one (as the classic path does) if it fails to load.
  */
 async function createPackagedCore(wasm: WasmOptions, threads: number, simd: SimdVariant): Promise<CreatedCore> {
-  const singleThreaded = threads > 1 ? threadedModuleBlocker(wasm, kNotIsolated) : undefined;
+  let singleThreaded = threads > 1 ? threadedModuleBlocker(wasm, kNotIsolated) : undefined;
+  let memoryWarning: string | undefined;
+  // One memory for every attempt below: a failed attempt leaves it unused, not half-held.
+  let sharedMemory: WebAssembly.Memory | undefined;
+  if (threads > 1 && singleThreaded === undefined) {
+    const shared = createSharedMemory();
+    if (shared.memory === null) {
+      singleThreaded = shared.refused;
+      memoryWarning = `laya-wasm: running the single-threaded module: ${shared.refused}`;
+    } else {
+      sharedMemory = shared.memory;
+      memoryWarning = shared.warning;
+    }
+  }
   const threaded = threads > 1 && singleThreaded === undefined;
   const wasmUrl = wasm.wasmUrl !== undefined && !threaded ? new URL(String(wasm.wasmUrl), globals.location?.href).href : undefined;
   // A fresh options object per attempt: the factory adopts it as its Module object. No
@@ -148,8 +176,12 @@ async function createPackagedCore(wasm: WasmOptions, threads: number, simd: Simd
     ...(wasm.wasmBinary !== undefined ? { wasmBinary: wasm.wasmBinary } : {}),
     ...(wasmUrl !== undefined ? { locateFile: (path: string, prefix: string) => (path.endsWith('.wasm') ? wasmUrl : prefix + path) } : {}),
     ...(threaded ? { layaWorkers: threads - 1 } : {}),
+    ...(sharedMemory !== undefined ? { wasmMemory: sharedMemory } : {}),
   });
-  const extra = { ...(singleThreaded === undefined ? {} : { singleThreaded }) };
+  const extra = {
+    ...(singleThreaded === undefined ? {} : { singleThreaded }),
+    ...(memoryWarning === undefined ? {} : { memoryWarning }),
+  };
   // With wasmBinary the bytes given decide the build; the plain glue runs them.
   if (simd === 'relaxed' && wasm.wasmBinary === undefined) {
     const options = factoryOptions();

@@ -14,6 +14,11 @@ export interface LayaCoreFactoryOptions {
   layaWorkers?: number;
   /** laya-core-mt.js in browsers: the script its workers load (the module's own URL). */
   mainScriptUrlOrBlob?: string;
+  /**
+   * laya-core-mt.js: the shared memory to run in, instead of the glue's own (whose 4 GiB maximum
+   * an engine may refuse; browser/shared-memory.ts).
+   */
+  wasmMemory?: WebAssembly.Memory;
 }
 
 /** `createLayaCore` of laya-core.js. */

@@ -22,9 +22,17 @@ export function sharedMemoryAvailable(): boolean {
  */
 export function threadedModuleBlocker(wasm: WasmOptions, noSharedMemory: string): string | undefined {
   if (wasm.wasmBinary !== undefined) return 'options.wasm.wasmBinary holds the single-threaded module';
-  if (!sharedMemoryAvailable()) return noSharedMemory;
+  if (!sharedMemoryAvailable()) {
+    // WebKitGTK (2.50) does this: its JavaScriptCore runs with useSharedArrayBuffer off, so an
+    // isolated page can make a shared memory but cannot hand it to a worker (DataCloneError).
+    const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+    return isolated ? kIsolatedWithoutSharedMemory : noSharedMemory;
+  }
   return undefined;
 }
+
+const kIsolatedWithoutSharedMemory = 'the page is cross-origin isolated, but this engine gives it no SharedArrayBuffer ' +
+  '(so no memory to share with worker threads)';
 
 /** The threads a load asks for: the option, or the default for `cores` logical cores. */
 export function requestedThreads(option: number | undefined, cores: number): number {
