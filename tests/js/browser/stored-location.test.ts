@@ -161,7 +161,7 @@ test('a QuotaExceededError while storing stops the storing, not the load, and le
   expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
   const warning = loaded.warnings.find((w) => w.includes('model.safetensors')) ?? '';
   expect(warning).toMatch(new RegExp(`^laya-wasm: model\\.safetensors \\(${kWeightsSize} bytes\\) is loaded from the network without being stored: ` +
-    'storing it failed after \\d+ bytes \\(.*quota has been exceeded.*\\); 1000000000 bytes of storage are available$'));
+    'storing it failed \\(QuotaExceededError: the quota has been exceeded\\); 1000000000 bytes of storage are available$'));
 });
 
 test('an abort during the download or during a load from the store frees everything and leaves no half entry', async () => {

@@ -2,9 +2,9 @@
 // its engine by `npm run bench:page-load` (README "Page load"), falling back to the other when
 // the first is missing or refused. Storage that is refused altogether (an opaque origin, a private
 // window) means no store: the load goes on from the network and onWarning says why.
-import { describeError } from '../../errors.js';
 import { CacheApiStore, type CacheLike } from './cache-api-store.js';
 import { OpfsStore, type DirectoryLike } from './opfs-store.js';
+import { describeStorageError } from './stored-location.js';
 import type { StoreKind, WeightStore } from './weight-store.js';
 
 export interface StorageGlobals {
@@ -39,7 +39,7 @@ export async function openStore(globals: StorageGlobals, name: string, option: S
       if (getDirectory === undefined) throw new Error('navigator.storage.getDirectory is missing');
       return await OpfsStore.open(await getDirectory.call(globals.navigator?.storage), name);
     } catch (error) {
-      reasons.push(`${kind === 'opfs' ? 'the origin private file system' : 'the Cache API'}: ${describeError(error)}`);
+      reasons.push(`${kind === 'opfs' ? 'the origin private file system' : 'the Cache API'}: ${describeStorageError(error)}`);
     }
   }
   return { refused: reasons.join('; ') };

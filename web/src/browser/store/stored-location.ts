@@ -90,10 +90,16 @@ export class StoredLocation implements CheckpointLocation {
     try {
       return await this.store.begin(url, recordOf(fetched.headers, size));
     } catch (error) {
-      this.options.onWarning(notStored(file, size, `the browser refused storage (${describeError(error)})`));
+      this.options.onWarning(notStored(file, size, `the browser refused storage (${describeStorageError(error)})`));
       return null;
     }
   }
+}
+
+/** "QuotaExceededError: ..." for a DOMException (its name is what tells the fault), else the message. */
+export function describeStorageError(error: unknown): string {
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name !== 'Error' && !describeError(error).startsWith(name) ? `${name}: ${describeError(error)}` : describeError(error);
 }
 
 function notStored(file: string, size: number, why: string): string {
@@ -118,7 +124,7 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
   const fault = async (error: unknown): Promise<void> => {
     await drop();
     const available = await estimateAvailable(estimate);
-    onWarning(notStored(file, size, `storing it failed after ${written} bytes (${describeError(error)})` +
+    onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
       (available === undefined ? '' : `; ${available} bytes of storage are available`)));
   };
   return new ReadableStream<Uint8Array>({
