@@ -1,14 +1,15 @@
-// The built wasm module in headless Chromium through the browser entry: the module's script loaded
-// by a script tag, its .wasm found beside it, the tiny checkpoint fetched and streamed into wasm
-// memory. Chromium compiles relaxed SIMD, so by default the page runs laya-core-relaxed.js (fused
-// multiply-add) and its forward outputs match the reference fixture; with simd: 'plain' it runs
-// laya-core.js and answers bit for bit as Node (which runs the plain module: Node 20 has no relaxed
-// SIMD without a flag).
+// The built wasm module in every browser engine (Chromium, Firefox, WebKit) through the browser
+// entry: the module's script loaded by a script tag, its .wasm found beside it, the tiny checkpoint
+// fetched and streamed into wasm memory. Chromium and Firefox compile relaxed SIMD, so by default
+// their page runs laya-core-relaxed.js (fused multiply-add); WebKit does not, so it runs
+// laya-core.js: either way the forward outputs match the reference fixture. With simd: 'plain' every
+// engine runs laya-core.js and answers bit for bit as Node (which runs the plain module: Node 20 has
+// no relaxed SIMD without a flag).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import type { ChoiceAnswer, ForwardResult, LayaResponse, NoulAnswer, ScoreAnswer } from '../../../web/src/request.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { defaultSimd } from '../helpers/browsers/engine-facts.js';
+import { describeInEngines } from '../helpers/browsers/in-engines.js';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
 import { loadModelWith } from '../../../web/src/load.js';
@@ -16,23 +17,19 @@ import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import { predictShortlist } from '../../../web/src/shortlist.js';
 import { describeWithCore, kCoreJs, kWasm } from '../helpers/real-core.js';
 
-describeWithCore('the browser entry with the built module', () => {
-  let browser: Browser;
+describeWithCore('the browser entry with the built module', () => describeInEngines('the built module', (browser) => {
   let server: PageServer;
   beforeAll(async () => {
-    browser = await launchChromium();
     server = await startPageServer({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs) });
   });
   afterAll(async () => {
-    await browser?.close();
     await server?.close();
   });
 
-  test('loads from the Hub layout and runs forward within the reference tolerance', async () => {
+  test("loads from the Hub layout, runs the engine's best module, and runs forward within the reference tolerance", async () => {
     const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as
       { inputs: unknown[]; embed_inputs: unknown[] } & ForwardResult;
-    const page = await browser.newPage();
-    await page.goto(`${server.origin}/index.html`);
+    const page = await browser.open(`${server.origin}/index.html`);
     const result = await page.evaluate(async ({ hubUrl, request }) => {
       const { load } = await import('/web/src/index.browser.js' as string);
       const model = await load({ repo: 'org/tiny', hubUrl }, { wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
@@ -53,14 +50,14 @@ describeWithCore('the browser entry with the built module', () => {
     expect(result.out.embed_expected).toHaveLength(fixture.embed_expected.length);
     expect(worst).toBeLessThan(1e-4);
     expect(result.embedLength).toBe(64);
-    expect(result.simd).toBe('relaxed');
-    expect(server.requests).toContain('/wasm/laya-core-relaxed.wasm');
-    expect(server.requests).not.toContain('/wasm/laya-core.wasm');
+    const simd = defaultSimd(browser.name);
+    expect(result.simd).toBe(simd);
+    expect(server.requests).toContain(simd === 'relaxed' ? '/wasm/laya-core-relaxed.wasm' : '/wasm/laya-core.wasm');
+    expect(server.requests).not.toContain(simd === 'relaxed' ? '/wasm/laya-core.wasm' : '/wasm/laya-core-relaxed.wasm');
   });
 
   test("relaxed SIMD asked for where the engine refuses it runs the plain module and says why", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${server.origin}/index.html`);
+    const page = await browser.open(`${server.origin}/index.html`);
     const result = await page.evaluate(async ({ hubUrl }) => {
       const { load } = await import('/web/src/index.browser.js' as string);
       const warnings: string[] = [];
@@ -94,8 +91,7 @@ describeWithCore('the browser entry with the built module', () => {
     };
     node.dispose();
 
-    const page = await browser.newPage();
-    await page.goto(`${server.origin}/index.html`);
+    const page = await browser.open(`${server.origin}/index.html`);
     const got = await page.evaluate(async ({ hubUrl, state, questions, texts }) => {
       const { load, predictShortlist } = await import('/web/src/index.browser.js' as string);
       const model = await load({ repo: 'org/tiny', hubUrl }, { simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
@@ -133,4 +129,4 @@ describeWithCore('the browser entry with the built module', () => {
     expect(Object.keys((got.shortlist.answers['pick'] as ChoiceAnswer).probabilities)).toEqual(shortlisted?.labels);
     expect(got.embeddings.map((row: number[]) => row.length)).toEqual([64, 64, 64]);
   });
-});
+}));

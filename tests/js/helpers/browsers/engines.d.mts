@@ -1,0 +1,55 @@
+// Types of the browser-engine seam (engines.mjs).
+
+export type EngineName = 'chromium' | 'firefox' | 'webkit';
+
+export interface Viewport {
+  width: number;
+  height: number;
+}
+
+/** A page open in one engine. */
+export interface EnginePage {
+  /**
+   * Runs `fn(arg)` in the page and resolves to its (awaited) result. `fn` is sent as source text:
+   * it must not close over anything of the test's; `arg` and the result cross as JSON (undefined,
+   * NaN, ±Infinity and -0 preserved). An error thrown in the page rejects, naming the engine.
+   */
+  evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>>;
+  goto(url: string): Promise<void>;
+  reload(): Promise<void>;
+  /** A PNG of the page (the whole page where the engine can; WebKit: the viewport). */
+  screenshot(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One launched browser of an engine; close() ends it and every process it started. */
+export interface BrowserSession {
+  readonly engine: BrowserEngine;
+  /** What the running browser reports, e.g. "Firefox 153.8.0esr". */
+  readonly version: string;
+  /** A new page (with storage of its own where the engine gives one) at `url`. */
+  open(url: string, viewport?: Viewport): Promise<EnginePage>;
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  /** Chromium only: WebGPU on SwiftShader. Firefox and WebKitGTK have no WebGPU on Linux: they refuse. */
+  webgpu?: boolean;
+}
+
+export interface BrowserEngine {
+  readonly name: EngineName;
+  /** "Chromium", "Firefox", "WebKitGTK". */
+  readonly label: string;
+  /** The Debian package that installs it. */
+  readonly package: string;
+  /** The installed version, read without starting the browser, or "not installed". */
+  installedVersion(): string;
+  /** Throws, naming the Debian package to install, when the engine is missing. */
+  launch(options?: LaunchOptions): Promise<BrowserSession>;
+}
+
+export const kEngines: readonly BrowserEngine[];
+export const kEngineNames: readonly EngineName[];
+export function engineNamed(name: string): BrowserEngine;
+export function selectedEngines(env?: Record<string, string | undefined>, report?: (line: string) => void): BrowserEngine[];
