@@ -72,8 +72,8 @@ export interface LoadOptions {
   cacheStore?: 'auto' | 'cache-api' | 'opfs';
   /**
    * Browsers, with cache: ask navigator.storage.persist() so the browser does not evict the stored
-   * checkpoint unasked. A function is also told whether it was granted; a refusal is a warning.
-   * Default false.
+   * checkpoint unasked. A function is also told whether it was granted, when the browser answers
+   * (the load does not wait: Firefox asks the user); a refusal is a warning. Default false.
    */
   persist?: boolean | ((granted: boolean) => void);
   /** The fetch used for Hub and URL sources. Default globalThis.fetch. */

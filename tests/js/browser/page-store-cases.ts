@@ -102,6 +102,8 @@ export async function runCase(name: CaseName, store: StoreName, hubUrl: string):
     }
   } else if (name === 'persist') {
     await loadOnce({ persist: (granted: boolean) => { result.persisted = granted; } });
+    // The load does not wait for the answer; give the browser a moment to give it.
+    for (let i = 0; i < 40 && result.persisted === undefined; i++) await new Promise((r) => setTimeout(r, 50));
   }
   result.live = fake.live;
   const stored = await storedWeights(store, hubUrl);

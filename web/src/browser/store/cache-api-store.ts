@@ -48,35 +48,45 @@ export class CacheApiStore implements WeightStore {
     if (record.lastModified !== undefined) headers.set(kLastModified, record.lastModified);
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let wake: (() => void) | undefined;
+    // Set when the Cache API stops reading the body (its put failed: quota, I/O) or we abort.
+    let stopped = false;
+    const stop = (): void => {
+      stopped = true;
+      wake?.();
+    };
     const body = new ReadableStream<Uint8Array>({
       start(c) { controller = c; },
       pull() { wake?.(); wake = undefined; },
+      cancel() { stop(); },
     }, new ByteLengthQueuingStrategy({ highWaterMark: kStoreBoundBytes }));
     let failure: unknown;
-    let failed = false;
     const put = this.cache.put(url, new Response(body, { headers })).catch((error: unknown) => {
-      failed = true;
       failure = error;
-      wake?.();
+      stop();
     });
+    /** Why the put stopped: its own error once it has settled. */
+    const reason = async (): Promise<unknown> => {
+      await put;
+      return failure ?? new Error('the Cache API stopped reading the body');
+    };
     const cache = this.cache;
     return {
       async write(chunk) {
-        if (failed) throw failure;
+        if (stopped) throw await reason();
         controller.enqueue(chunk);
-        while (!failed && (controller.desiredSize ?? 0) <= 0) await new Promise<void>((resolve) => { wake = resolve; });
-        if (failed) throw failure;
+        while (!stopped && (controller.desiredSize ?? 0) <= 0) await new Promise<void>((resolve) => { wake = resolve; });
+        if (stopped) throw await reason();
       },
       async commit() {
-        if (!failed) controller.close();
+        if (stopped) throw await reason();
+        controller.close();
         await put;
-        if (failed) throw failure;
+        if (failure !== undefined) throw failure;
       },
       async abort() {
-        if (!failed) {
-          failed = true;
-          failure = new Error('aborted');
-          controller.error(failure);
+        if (!stopped) {
+          stop();
+          controller.error(new Error('aborted'));
         }
         await put;
         await cache.delete(url).catch(() => false);

@@ -25,14 +25,16 @@ export async function pageStoreLocation(network: HttpLocation, options: Resolved
     return network;
   }
   const storage = globals.navigator?.storage as StorageManagerLike | undefined;
-  if (options.persist !== false) await askPersistence(storage, options);
+  // Not awaited: an engine may ask the user (Firefox shows a prompt), and the load must not wait on one.
+  if (options.persist !== false) void askPersistence(storage, options);
   const estimate = storage?.estimate === undefined ? undefined : () => (storage.estimate as EstimateFunction).call(storage);
   return new StoredLocation(network, store, { onWarning: options.onWarning, estimate });
 }
 
 /**
  * navigator.storage.persist(): a stored checkpoint the browser may not evict without asking the
- * user. The answer goes to options.persist when it is a function; a refusal is also a warning.
+ * user. The answer goes to options.persist when it is a function, whenever the browser gives it
+ * (during or after the load); a refusal is also a warning.
  */
 async function askPersistence(storage: StorageManagerLike | undefined, options: ResolvedLoadOptions): Promise<void> {
   let granted = false;
