@@ -21,7 +21,7 @@ window.pageLoadBench = {
   /** Empties both stores, so the next load is a first load. */
   async clear() {
     await caches.delete(kCacheName).catch(() => false);
-    const root = await navigator.storage.getDirectory().catch(() => undefined);
+    const root = await navigator.storage?.getDirectory?.().catch(() => undefined);
     await root?.removeEntry(kCacheName, { recursive: true }).catch(() => undefined);
   },
 

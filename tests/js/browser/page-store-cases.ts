@@ -77,8 +77,10 @@ export async function runCase(name: CaseName, store: StoreName, hubUrl: string):
     etag = '"v2"';
     await loadOnce();
   } else if (name === 'quota-estimate') {
-    const storage = navigator.storage as StorageManager & { estimate: () => Promise<StorageEstimate> };
-    storage.estimate = async () => ({ usage: 1000, quota: 5000 });
+    const estimate = async (): Promise<StorageEstimate> => ({ usage: 1000, quota: 5000 });
+    // Where the engine has no StorageManager (WebKitGTK's MiniBrowser), the page is given one that estimates.
+    if (navigator.storage === undefined) Object.defineProperty(navigator, 'storage', { value: { estimate }, configurable: true });
+    else (navigator.storage as StorageManager & { estimate: typeof estimate }).estimate = estimate;
     await loadOnce();
   } else if (name === 'quota-exceeded') {
     patchQuotaExceeded(store);
@@ -87,10 +89,10 @@ export async function runCase(name: CaseName, store: StoreName, hubUrl: string):
     const refuse = async (): Promise<never> => { throw new DOMException('The operation is insecure.', 'SecurityError'); };
     const realCaches = window.caches;
     Object.defineProperty(window, 'caches', { value: { open: refuse }, configurable: true });
-    Object.defineProperty(navigator.storage, 'getDirectory', { value: refuse, configurable: true });
+    if (navigator.storage !== undefined) Object.defineProperty(navigator.storage, 'getDirectory', { value: refuse, configurable: true });
     await loadOnce();
     Object.defineProperty(window, 'caches', { value: realCaches, configurable: true });
-    delete (navigator.storage as { getDirectory?: unknown }).getDirectory;
+    if (navigator.storage !== undefined) delete (navigator.storage as { getDirectory?: unknown }).getDirectory;
   } else if (name === 'abort') {
     for (let i = 0; i < 2; i++) {
       const controller = new AbortController();
@@ -118,7 +120,8 @@ async function digest(bytes: Uint8Array): Promise<string> {
 
 async function clearStores(): Promise<void> {
   await caches.delete(kCacheName).catch(() => false);
-  const root = await navigator.storage.getDirectory().catch(() => undefined);
+  // WebKitGTK's MiniBrowser has no navigator.storage (no OPFS) at all.
+  const root = await navigator.storage?.getDirectory().catch(() => undefined);
   await root?.removeEntry(kCacheName, { recursive: true }).catch(() => undefined);
 }
 
@@ -127,7 +130,8 @@ function weightsUrl(hubUrl: string): string {
 }
 
 async function opfsEntry(hubUrl: string): Promise<{ folder: FileSystemDirectoryHandle; name: string } | undefined> {
-  const root = await navigator.storage.getDirectory();
+  const root = await navigator.storage?.getDirectory();
+  if (root === undefined) return undefined;
   const folder = await root.getDirectoryHandle(kCacheName).catch(() => undefined);
   if (folder === undefined) return undefined;
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(weightsUrl(hubUrl))));

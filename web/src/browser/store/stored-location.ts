@@ -126,7 +126,7 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
     await drop();
     const available = await estimateAvailable(estimate);
     onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
-      (available === undefined ? '' : `; ${available} bytes of storage are available`)));
+      (available === undefined ? '; the browser does not say how much storage is available' : `; ${available} bytes of storage are available`)));
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
