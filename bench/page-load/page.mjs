@@ -41,6 +41,39 @@ window.pageLoadBench = {
     return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork };
   },
 
+  /**
+   * Why a store load costs what it does: the stored weights read three ways into one buffer of
+   * their size, without the engine: the Cache API entry's body stream chunk by chunk (what the
+   * package did before issue 24), the same entry as a Blob in 16 MiB slices (what it does now),
+   * and the OPFS file in 16 MiB slices.
+   */
+  async readStore(url) {
+    const out = {};
+    const cached = await (await caches.open(kCacheName)).match(url);
+    if (cached !== undefined) {
+      let heap = null;
+      let t0 = performance.now();
+      const reader = cached.body.getReader();
+      let at = 0;
+      let chunks = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        heap ??= new Uint8Array(Number(cached.headers.get('x-laya-size')));
+        heap.set(value, at);
+        at += value.byteLength;
+        chunks += 1;
+      }
+      out.cacheStream = { seconds: (performance.now() - t0) / 1000, chunks, meanChunk: Math.round(at / Math.max(1, chunks)) };
+      t0 = performance.now();
+      const blob = await (await (await caches.open(kCacheName)).match(url)).blob();
+      const blobSeconds = (performance.now() - t0) / 1000;
+      for (let pos = 0; pos < blob.size; pos += 16 << 20) heap.set(new Uint8Array(await blob.slice(pos, Math.min(blob.size, pos + (16 << 20))).arrayBuffer()), pos);
+      out.cacheSlices = { seconds: (performance.now() - t0) / 1000, blobSeconds };
+    }
+    return out;
+  },
+
   userAgent() {
     return navigator.userAgent;
   },

@@ -184,6 +184,16 @@ for (const name of engines) {
         `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x), ` +
         `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file), stored ${gb(stored.peakAbove)}`);
       for (const w of row.warnings) console.log(`    warning: ${w}`);
+      if (store === 'cache-api') {
+        await fresh();
+        const read = await page.evaluate((url) => window.pageLoadBench.readStore(url), weightsUrl);
+        if (read.cacheStream !== undefined) {
+          console.log(`    reading the stored weights alone: body stream ${read.cacheStream.seconds.toFixed(2)} s in ${read.cacheStream.chunks} chunks ` +
+            `(${(read.cacheStream.meanChunk / 1024).toFixed(0)} KiB each), Blob in 16 MiB slices ${read.cacheSlices.seconds.toFixed(2)} s ` +
+            `(of which response.blob() ${read.cacheSlices.blobSeconds.toFixed(2)} s)`);
+          row.readStore = read;
+        }
+      }
     }
     await page.close();
   } catch (error) {
