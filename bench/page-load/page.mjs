@@ -29,16 +29,23 @@ window.pageLoadBench = {
   async load({ hubUrl, repo, store, moduleUrl }) {
     const warnings = [];
     let fromNetwork = 0;
+    // The weights' answer: 200 (downloaded) or 304 (read from the store), so the table shows which.
+    let weightsStatus = null;
+    const counted = async (url, init) => {
+      const answer = await fetch(url, init);
+      if (url.endsWith('/model.safetensors')) weightsStatus = answer.status;
+      return answer;
+    };
     const t0 = performance.now();
     const model = await load({ repo, hubUrl }, {
-      cache: kCacheName, cacheStore: store, threads: 1, wasm: { moduleUrl },
+      cache: kCacheName, cacheStore: store, threads: 1, wasm: { moduleUrl }, fetch: counted,
       onWarning: (w) => warnings.push(w),
       onProgress: (e) => { if (e.type === 'download' && e.file === 'model.safetensors') fromNetwork = e.loaded; },
     });
     const seconds = (performance.now() - t0) / 1000;
     model.dispose();
     // The checkpoint's own warnings (random weights) are not the store's.
-    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork };
+    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus };
   },
 
   /**
@@ -50,6 +57,7 @@ window.pageLoadBench = {
   async readStore(url) {
     const out = {};
     const cached = await (await caches.open(kCacheName)).match(url);
+    out.found = cached !== undefined;
     if (cached !== undefined) {
       let heap = null;
       let t0 = performance.now();

@@ -6,7 +6,8 @@
 //   first    load() with options.cache on an empty store (download + store in one pass)
 //   stored   load() after a page reload, from the store (a 304 revalidation, then the store's bytes)
 // for each store (the Cache API and the OPFS), with peak memory above the page's baseline (the
-// RSS of the browser's processes, all descendants of this one, sampled every 50 ms) and the ratios
+// RSS of the browser's processes, all descendants of this one, sampled every 50 ms, above their
+// RSS with the bench page open before any load) and the ratios
 // to the targets: first <= 1.5x max(wire, Node), stored <= 1.3x Node. (performance.
 // measureUserAgentSpecificMemory is not used: in Chromium it leaves out the wasm memory.)
 // Usage: node bench/page-load/run.mjs [--engines chromium,firefox,webkit] [--stores cache-api,opfs]
@@ -99,15 +100,18 @@ function descendantsRss() {
   return total;
 }
 
-/** `fn()` while sampling descendantsRss(): its result and the peak above the RSS just before. */
-async function withPeakRss(fn) {
-  const before = descendantsRss();
-  let peak = before;
+/**
+ * `fn()` while sampling descendantsRss(): its result and the peak above `baseline`, the browser's
+ * RSS with the bench page open before any load (an upper bound: a previous document's memory that
+ * the engine has not yet freed counts too).
+ */
+async function withPeakRss(baseline, fn) {
+  let peak = descendantsRss();
   const timer = setInterval(() => { peak = Math.max(peak, descendantsRss()); }, 50);
   try {
     const result = await fn();
     peak = Math.max(peak, descendantsRss());
-    return { ...result, peakAbove: peak - before };
+    return { ...result, peakAbove: Math.max(0, peak - baseline) };
   } finally {
     clearInterval(timer);
   }
@@ -166,27 +170,30 @@ for (const name of engines) {
       if (!await ready(page)) throw new Error('the bench page did not start');
     };
     await fresh();
+    const baseline = descendantsRss();
     const wire = await page.evaluate((url) => window.pageLoadBench.wire(url), weightsUrl);
     console.log(`  wire: ${wire.seconds.toFixed(2)} s (${(wire.bytes / 1e6 / wire.seconds).toFixed(0)} MB/s)`);
     for (const store of stores) {
       await page.evaluate(() => window.pageLoadBench.clear());
       const arg = { hubUrl: origin, repo, store, moduleUrl };
       await fresh();
-      const first = await withPeakRss(() => page.evaluate((a) => window.pageLoadBench.load(a), arg));
+      const first = await withPeakRss(baseline, () => page.evaluate((a) => window.pageLoadBench.load(a), arg));
       await fresh();
-      const stored = await withPeakRss(() => page.evaluate((a) => window.pageLoadBench.load(a), arg));
+      const stored = await withPeakRss(baseline, () => page.evaluate((a) => window.pageLoadBench.load(a), arg));
       const target = Math.max(wire.seconds, nodeSeconds);
       const row = { engine: browser.version, store, wire: wire.seconds, first: first.seconds, stored: stored.seconds,
         firstRatio: first.seconds / target, storedRatio: stored.seconds / nodeSeconds,
+        firstStatus: first.weightsStatus, storedStatus: stored.weightsStatus,
         firstPeak: first.peakAbove, storedPeak: stored.peakAbove, warnings: [...first.warnings, ...stored.warnings] };
       rows.push(row);
       console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
-        `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x), ` +
+        `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), ` +
         `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file), stored ${gb(stored.peakAbove)}`);
       for (const w of row.warnings) console.log(`    warning: ${w}`);
       if (store === 'cache-api') {
         await fresh();
         const read = await page.evaluate((url) => window.pageLoadBench.readStore(url), weightsUrl);
+        if (!read.found) console.log('    reading the stored weights alone: the Cache API has no entry for them in this fresh page');
         if (read.cacheStream !== undefined) {
           console.log(`    reading the stored weights alone: body stream ${read.cacheStream.seconds.toFixed(2)} s in ${read.cacheStream.chunks} chunks ` +
             `(${(read.cacheStream.meanChunk / 1024).toFixed(0)} KiB each), Blob in 16 MiB slices ${read.cacheSlices.seconds.toFixed(2)} s ` +
@@ -209,7 +216,7 @@ console.log(`\n| engine | store | wire | first load | from the store | first / m
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(`| Node ${process.version} | directory | | ${nodeSeconds.toFixed(2)} s | | | | |`);
 for (const r of rows.filter((row) => row.error === undefined)) {
-  console.log(`| ${r.engine} | ${r.store} | ${r.wire.toFixed(2)} s | ${r.first.toFixed(2)} s | ${r.stored.toFixed(2)} s | ${r.firstRatio.toFixed(2)}x | ` +
+  console.log(`| ${r.engine} | ${r.store} | ${r.wire.toFixed(2)} s | ${r.first.toFixed(2)} s | ${r.stored.toFixed(2)} s${r.storedStatus === 304 ? '' : ` (HTTP ${r.storedStatus}: not from the store)`} | ${r.firstRatio.toFixed(2)}x | ` +
     `${r.storedRatio.toFixed(2)}x | ${(r.firstPeak / fileBytes).toFixed(2)}x / ${(r.storedPeak / fileBytes).toFixed(2)}x the file |`);
 }
 console.log(`\nload average after: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
