@@ -5,7 +5,7 @@ import { LayaError } from '../errors.js';
 import type { GpuTensor } from './gpu-weights.js';
 import { planAttention } from './kernels/attention.js';
 import { planAddType, planEmbed } from './kernels/embed.js';
-import { planGemm } from './kernels/gemm.js';
+import { type GemmContext, planGemm } from './kernels/gemm.js';
 import { planGeGlu } from './kernels/geglu.js';
 import { planLayerNorm } from './kernels/layer-norm.js';
 import { planActFeatures, planGatherMarkers } from './kernels/markers.js';
@@ -18,6 +18,8 @@ export interface StepResources {
   weight(index: number): GpuTensor;
   /** RoPE's cos / sin table for `theta`, covering the program's bucket. */
   ropeTable(theta: number): GPUBuffer;
+  /** How GEMMs over rows of `kind` are to be built (the kernel choice and the bucket's rows). */
+  gemm(kind: GpuRows): GemmContext;
 }
 
 function describeShape(shape: number[]): string {
@@ -84,7 +86,7 @@ export function planStep(step: GpuStep, index: number, res: StepResources): Step
       return planLayerNorm(step, weight('w or b', [step.width]));
     case 'gemm': {
       const w = shaped(res, where, 'w', step.w, [step.n, step.k]);
-      return planGemm(step, (i) => (i === step.w ? w : shaped(res, where, 'bias', i, [step.n])));
+      return planGemm(step, (i) => (i === step.w ? w : shaped(res, where, 'bias', i, [step.n])), res.gemm(step.rows));
     }
     case 'rope':
       return planRope(step, res.ropeTable(step.theta));
