@@ -128,6 +128,53 @@ describe('tiled GEMM', () => {
   });
 });
 
+describe('GEMM with the GeGLU after it', () => {
+  /** The Wi GEMM (2h outputs) then the GeGLU, as the encoder's MLP has them; returns the dispatches and kernels. */
+  async function checkGeGlu(m: number, h: number, k: number, gemm: (typeof kGemmChoices)[number], bias: boolean): Promise<{ dispatches: number; kernels: string[] }> {
+    const rand = seeded(m * 13 + h * 7 + k);
+    const a = randomTensor(rand, 'a', 'F32', [m, k]);
+    const w = randomTensor(rand, 'w', 'F16', [2 * h, k], 0.5);
+    const b = randomTensor(rand, 'b', 'F32', [2 * h]);
+    const x = Math.ceil((m * k) / 4) * 4;
+    const out = x + m * 2 * h + 4;
+    const floats = out + m * h;
+    const steps: GpuStep[] = [
+      { op: 'embed', table: 0, out: 0, width: k },
+      { op: 'gemm', a: 0, out: x, rows: 'tokens', k, n: 2 * h, w: 1, b: bias ? 2 : null, epilogue: 'none' },
+      { op: 'geglu', x, out, rows: 'tokens', n: h },
+    ];
+    const batch = batchOf(m);
+    let result = { dispatches: 0, kernels: [] as string[] };
+    await runProgram(gpu, [a, w, b], { steps, arenaFloats: floats }, batch, async ({ read, executor }) => {
+      const arena = new Float32Array(floats);
+      ref.embed(arena, a.values, batch.ids, 0, k);
+      ref.gemm(arena, 0, x, m, k, 2 * h, w.values, bias ? b.values : null, 'none');
+      ref.geglu(arena, x, out, m, h);
+      expect(ref.worstError(await read(out, m * h), arena.subarray(out, out + m * h))).toBeLessThanOrEqual(kTolerance);
+      const stats = executor.stats();
+      result = { dispatches: stats.dispatches, kernels: Object.keys(stats.gemmKernels) };
+    }, { kernels: { gemm } });
+    return result;
+  }
+
+  test.each<[GemmTileName, number, number, number, boolean]>([
+    ['t32x128', 33, 68, 24, true],
+    ['t32x128', 1, 4, 8, false],
+    ['t64x128', 65, 60, 40, true],
+    ['t64x128', 63, 132, 16, false],
+  ])('tile %s fuses them at M %d, h %d, K %d (bias %s): one dispatch for both, as exact', async (tile, m, h, k, bias) => {
+    const ran = await checkGeGlu(m, h, k, tile, bias);
+    expect(ran.kernels).toEqual([`gemm-tiled/${tile}/F16/${bias ? 'F32' : 'none'}/geglu`]);
+    expect(ran.dispatches).toBe(2);  // the embed and the fused GEMM
+  });
+
+  test('a tile with one vec4 of columns per invocation runs them apart, as exact', async () => {
+    const ran = await checkGeGlu(9, 20, 16, 't64x64', true);
+    expect(ran.kernels).toEqual(['gemm-tiled/t64x64/F16/F32/none']);
+    expect(ran.dispatches).toBe(3);
+  });
+});
+
 describe('autoTile', () => {
   test('gives small-M encoder GEMMs narrow tiles and large ones wide tiles', () => {
     expect(autoTile(64, 1024)).toBe('t32x32');

@@ -11,8 +11,9 @@
 import { LayaError, describeError } from '../errors.js';
 import { packBatch, batchWords } from './gpu-batch.js';
 import type { GpuDevice } from './gpu-device.js';
-import { checkStepInArena, planStep } from './gpu-steps.js';
+import { checkStepInArena, planSteps } from './gpu-steps.js';
 import type { GpuWeights } from './gpu-weights.js';
+import type { GpuKernelOptions } from '../options.js';
 import { type GemmChoice, type GemmContext } from './kernels/gemm.js';
 import { ropeTable } from './kernels/rope.js';
 import { type KernelSource, type StepPlan, grid } from './kernels/wgsl-common.js';
@@ -28,13 +29,7 @@ export interface GpuExecutorOptions {
   kernels?: GpuKernelOptions;
 }
 
-/** Kernel variants, for benchmarks and tests; the defaults are what a user gets. */
-export interface GpuKernelOptions {
-  /** The GEMM kernel: 'auto' (a tile by the bucket's rows), 'scalar' (the first, untiled kernel) or a tile. */
-  gemm?: GemmChoice;
-  /** 'auto': stage F16 weights through shader-f16 where the device has it; 'off': the packed-pair decode always. */
-  f16?: 'auto' | 'off';
-}
+export type { GpuKernelOptions };
 
 /** What ran: the kernels chosen and the work each run recorded. */
 export interface GpuRunStats {
@@ -385,13 +380,11 @@ export class GpuExecutor {
 
   /** Each step's plan for a bucket of `bucket` rows (reserve() has made its RoPE tables). */
   private plan(program: GpuProgram, bucket: GpuProgram['bucket']): StepPlan[] {
-    return program.steps.map((step, i) =>
-      planStep(step, i, {
-        weight: (index) => this.weights.tensor(index),
-        ropeTable: (theta) => this.ropeTables.get(theta)!.buffer,
-        gemm: (kind): GemmContext => ({ choice: this.gemmChoice, f16: this.shaderF16, bucketRows: bucket[kind] }),
-      }),
-    );
+    return planSteps(program.steps, {
+      weight: (index) => this.weights.tensor(index),
+      ropeTable: (theta) => this.ropeTables.get(theta)!.buffer,
+      gemm: (kind): GemmContext => ({ choice: this.gemmChoice, f16: this.shaderF16, bucketRows: bucket[kind] }),
+    });
   }
 
   /** The program's pipelines, parameters and bind groups, made on first use and after buffers grow. */

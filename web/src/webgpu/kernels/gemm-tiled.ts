@@ -12,6 +12,16 @@
 // bitcast to vec2<f16>, staged as f16 and widened to f32 in the multiply (f32 accumulation);
 // without it by the exact integer decode (kF16Decode), staged as f32.
 //
+// With `geglu` (tiles with TN = 8 only), the GeGLU after the GEMM is its epilogue: the step's
+// weights are [2h, k] (gate rows, then up rows) and its output h wide. A tile stages gate rows
+// col0 .. + BN/2 and then the same up rows, so an invocation's two vec4s of sums are the gate and
+// the up of the same four output columns: gelu(gate + bias) · (up + bias) is computed where both
+// are, with geglu.ts's arithmetic, and the 2h-wide intermediate is never written.
+//
+// Workgroup memory is written element by element and read as vec4s only in the multiply loop: no
+// invocation writes part of a vector another one writes (some backends store a vector component
+// as a read-modify-write of the whole vector).
+//
 // The kernel needs what its vec4 views imply: the arena offsets and k, n multiples of 4 (k of 8
 // for 16-bit weights). gemm.ts checks that and falls back to the scalar kernel otherwise.
 import type { GpuDtype, GpuEpilogue } from '../program.js';
@@ -39,6 +49,7 @@ export const kGemmTiles = {
   t64x64: { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4 },
   t128x64: { bm: 128, bn: 64, bk: 16, tm: 8, tn: 4 },
   t64x128: { bm: 64, bn: 128, bk: 16, tm: 4, tn: 8 },
+  t32x128: { bm: 32, bn: 128, bk: 16, tm: 2, tn: 8 },
 } as const satisfies Record<string, GemmTile>;
 
 export type GemmTileName = keyof typeof kGemmTiles;
@@ -52,9 +63,14 @@ export function elementsPerLoad(w: GpuDtype): number {
   return w === 'F32' ? 4 : 8;
 }
 
+/** Whether the tile can take a GeGLU epilogue: two vec4s of columns per invocation. */
+export function tileFusesGeGlu(t: GemmTile): boolean {
+  return t.tn === 8;
+}
+
 /** Staging of one vec4<u32> of weights `q` at tile column `nn`, k offset `c` (E elements along k). */
-function stageWeights(w: GpuDtype, f16: boolean, bn4: number): string {
-  const put = (i: number, value: string) => `  w_tile[(c + ${i}u) * ${bn4}u + nn / 4u][nn % 4u] = ${value};`;
+function stageWeights(w: GpuDtype, f16: boolean, bn: number): string {
+  const put = (i: number, value: string) => `      w_tile[(c + ${i}u) * ${bn}u + nn] = ${value};`;
   const lines: string[] = [];
   if (w === 'F32') {
     for (let i = 0; i < 4; ++i) lines.push(put(i, `bitcast<f32>(q[${i}])`));
@@ -83,7 +99,8 @@ const kVecEpilogues: Record<GpuEpilogue, string> = {
  * The kernel for tile `name`, weights of dtype `w` (F32, F16 or BF16), bias of dtype `b`, with
  * `shader-f16` staging when `f16` (F16 weights only).
  */
-export function tiledGemmKernel(name: GemmTileName, w: GpuDtype, b: GpuDtype | null, epilogue: GpuEpilogue, f16: boolean): KernelSource {
+export function tiledGemmKernel(name: GemmTileName, w: GpuDtype, b: GpuDtype | null, epilogue: GpuEpilogue, f16: boolean,
+                                geglu = false): KernelSource {
   const t: GemmTile = kGemmTiles[name];
   const useF16 = f16 && w === 'F16';
   const threads = tileThreads(t);
@@ -92,10 +109,11 @@ export function tiledGemmKernel(name: GemmTileName, w: GpuDtype, b: GpuDtype | n
   const ty = t.bm / t.tm;
   const tn4 = t.tn / 4;
   const bias = b === null ? '' : weightReader('bias', b, 4);
-  const stageType = useF16 ? 'vec4<f16>' : 'vec4f';
+  if (geglu && !tileFusesGeGlu(t)) throw new Error(`tile ${name} cannot take a GeGLU epilogue`);
+  const stageType = useF16 ? 'f16' : 'f32';
   const accIndex = (i: string, j: string) => `${i} * ${tn4}u + ${j}`;
   return {
-    key: `gemm-tiled/${name}/${w}${useF16 ? '-f16' : ''}/${b ?? 'none'}/${epilogue}`,
+    key: `gemm-tiled/${name}/${w}${useF16 ? '-f16' : ''}/${b ?? 'none'}/${geglu ? 'geglu' : epilogue}`,
     extraBindings: weightBindings(w) + (b === null ? 0 : weightBindings(b)),
     code: `${prelude('  a: u32,\n  out: u32,\n  rows_word: u32,\n  k: u32,\n  n: u32,', 'vec4f', useF16 ? 'enable f16;' : '')}
 ${kF16Decode}
@@ -110,8 +128,9 @@ const TX = ${tx}u;   // invocations across a tile's vec4 columns
 const TY = ${ty}u;   // invocations down its rows
 const THREADS = ${threads}u;
 const E = ${e}u;     // weight elements per vec4<u32>
+${geglu ? kGeGluColumns : kPlainColumns}
 var<workgroup> a_tile: array<f32, ${t.bk * t.bm}>;             // [BK][BM]
-var<workgroup> w_tile: array<${stageType}, ${(t.bk * t.bn) / 4}>;  // [BK][BN / 4]
+var<workgroup> w_tile: array<${stageType}, ${t.bk * t.bn}>;  // [BK][BN]
 
 @compute @workgroup_size(${threads})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3u,
@@ -119,10 +138,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
   let rows = batch[params.rows_word];
   let k = params.k;
   let n = params.n;
-  let tiles_n = (n + BN - 1u) / BN;
+  let tiles_n = (n + OUT_COLS - 1u) / OUT_COLS;
   let tile = workgroup_index(wid, groups);
   let row0 = (tile / tiles_n) * BM;
-  let col0 = (tile % tiles_n) * BN;
+  let col0 = (tile % tiles_n) * OUT_COLS;
   if (row0 >= rows) { return; }
   let tx = lid % TX;
   let ty = lid / TX;
@@ -146,13 +165,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
       let nn = i / (BK / E);
       let c = (i % (BK / E)) * E;
       var q = vec4<u32>(0u);
-      if (col0 + nn < n && k0 + c < k) { q = weights[((col0 + nn) * k + k0 + c) / E]; }
-${stageWeights(w, useF16, t.bn / 4)}
+      if (output_column(col0, nn) < n && k0 + c < k) { q = weights[(weight_row(col0, nn, n) * k + k0 + c) / E]; }
+${stageWeights(w, useF16, t.bn)}
     }
     workgroupBarrier();
     for (var kk = 0u; kk < BK; kk++) {
       for (var j = 0u; j < ${tn4}u; j++) {
-        let wv = vec4f(w_tile[kk * (BN / 4u) + tx + j * TX]);
+        let w0 = kk * BN + (tx + j * TX) * 4u;
+        let wv = vec4f(f32(w_tile[w0]), f32(w_tile[w0 + 1u]), f32(w_tile[w0 + 2u]), f32(w_tile[w0 + 3u]));
         for (var i = 0u; i < TM; i++) {
           let av = a_tile[kk * BM + ty + i * TY];
           acc[${accIndex('i', 'j')}] = av * wv + acc[${accIndex('i', 'j')}];
@@ -161,20 +181,52 @@ ${stageWeights(w, useF16, t.bn / 4)}
     }
     workgroupBarrier();
   }
-  let n4 = n / 4u;
+${geglu ? gegluEpilogue(b !== null) : plainEpilogue(b !== null, tn4, epilogue)}
+}
+`,
+  };
+}
+
+// Tile row nn of the staged weights: which output column it serves and which weight row it is.
+const kPlainColumns = `
+const OUT_COLS = BN;
+fn output_column(col0: u32, nn: u32) -> u32 { return col0 + nn; }
+fn weight_row(col0: u32, nn: u32, n: u32) -> u32 { return col0 + nn; }
+`;
+// GeGLU: the first BN/2 rows are gate rows, the rest the up rows (from n on) of the same columns.
+const kGeGluColumns = `
+const OUT_COLS = BN / 2u;
+fn output_column(col0: u32, nn: u32) -> u32 { return col0 + nn % OUT_COLS; }
+fn weight_row(col0: u32, nn: u32, n: u32) -> u32 { return select(0u, n, nn >= OUT_COLS) + output_column(col0, nn); }
+`;
+
+function gegluEpilogue(bias: boolean): string {
+  const gate = bias ? 'acc[i * 2u] + vec4f(bias_at(0u, c, 2u * n), bias_at(0u, c + 1u, 2u * n), bias_at(0u, c + 2u, 2u * n), bias_at(0u, c + 3u, 2u * n))' : 'acc[i * 2u]';
+  const up = bias ? 'acc[i * 2u + 1u] + vec4f(bias_at(0u, n + c, 2u * n), bias_at(0u, n + c + 1u, 2u * n), bias_at(0u, n + c + 2u, 2u * n), bias_at(0u, n + c + 3u, 2u * n))' : 'acc[i * 2u + 1u]';
+  return `  let n4 = n / 4u;
+  for (var i = 0u; i < TM; i++) {
+    let r = row0 + ty + i * TY;
+    let c = col0 + tx * 4u;
+    if (r < rows && c < n) {
+      let gate = ${gate};
+      let up = ${up};
+      arena[params.out / 4u + r * n4 + c / 4u] = vec4f(gelu_f32(gate.x) * up.x, gelu_f32(gate.y) * up.y, gelu_f32(gate.z) * up.z, gelu_f32(gate.w) * up.w);
+    }
+  }`;
+}
+
+function plainEpilogue(bias: boolean, tn4: number, epilogue: GpuEpilogue): string {
+  return `  let n4 = n / 4u;
   for (var i = 0u; i < TM; i++) {
     let r = row0 + ty + i * TY;
     for (var j = 0u; j < ${tn4}u; j++) {
       let c = col0 + (tx + j * TX) * 4u;
       if (r < rows && c < n) {
-        var v = acc[${accIndex('i', 'j')}];
-        ${b === null ? '' : 'v += vec4f(bias_at(0u, c, n), bias_at(0u, c + 1u, n), bias_at(0u, c + 2u, n), bias_at(0u, c + 3u, n));'}
+        var v = acc[i * ${tn4}u + j];
+        ${!bias ? '' : 'v += vec4f(bias_at(0u, c, n), bias_at(0u, c + 1u, n), bias_at(0u, c + 2u, n), bias_at(0u, c + 3u, n));'}
         let o = params.out / 4u + r * n4 + c / 4u;
         ${kVecEpilogues[epilogue]}
       }
     }
-  }
-}
-`,
-  };
+  }`;
 }

@@ -9,7 +9,7 @@
 //   times the tiles against.
 import type { GpuTensor } from '../gpu-weights.js';
 import type { GpuDtype, GpuEpilogue, GpuRows } from '../program.js';
-import { type GemmTileName, elementsPerLoad, kGemmTiles, tiledGemmKernel } from './gemm-tiled.js';
+import { type GemmTileName, elementsPerLoad, kGemmTiles, tileFusesGeGlu, tiledGemmKernel } from './gemm-tiled.js';
 import { kF16Decode, weightBindings, weightBuffers, weightReader } from './weight-reader.js';
 import { kWgslMath } from './wgsl-math.js';
 import { type KernelSource, ParamWriter, type StepPlan, prelude, rowsOf, rowsWord } from './wgsl-common.js';
@@ -128,8 +128,8 @@ function tilesFor(tile: GemmTileName, m: number, n: number): number {
  * enough to fill a large GPU; if none does (small M and N), the one giving the most. The encoder's
  * shapes (M 64-512, N 1024-5248) land on 32 × 32 to 64 × 128.
  */
-export function autoTile(m: number, n: number): GemmTileName {
-  const byArea = (Object.keys(kGemmTiles) as GemmTileName[]).sort((x, y) => {
+export function autoTile(m: number, n: number, among: (t: GemmTileName) => boolean = () => true): GemmTileName {
+  const byArea = (Object.keys(kGemmTiles) as GemmTileName[]).filter(among).sort((x, y) => {
     const [a, b] = [kGemmTiles[x], kGemmTiles[y]];
     return b.bm * b.bn - a.bm * a.bn || b.bn - a.bn;
   });
@@ -168,5 +168,36 @@ export function planGemm(
     params: new ParamWriter().u(step.a).u(step.out).u(rowsWord(step.rows)).u(step.k).u(step.n),
     extra,
     workgroups: (rows) => Math.ceil(rowsOf(rows, step.rows) / kGemmTile) * tilesN,
+  };
+}
+
+/**
+ * The GEMM and the GeGLU after it as one dispatch (gemm-tiled.ts, `geglu`): `step` makes the
+ * [rows, 2h] value the GeGLU step reads, `geglu` writes the [rows, h] result. Null where the pair
+ * cannot be fused (the scalar choice, a tile without two vec4s per invocation, widths or offsets
+ * the vec4 views do not fit, an epilogue already): the two steps then run apart.
+ */
+export function planGemmGeGlu(
+  step: { a: number; out: number; rows: GpuRows; k: number; n: number; w: number; b: number | null; epilogue: GpuEpilogue },
+  geglu: { out: number; n: number },
+  weight: (i: number) => GpuTensor,
+  context: GemmContext,
+): StepPlan | null {
+  const w = weight(step.w);
+  const dtype = w.weight.dtype;
+  const h = geglu.n;
+  if (context.choice === 'scalar' || step.epilogue !== 'none' || step.n !== 2 * h) return null;
+  if (!tiledFits({ a: step.a, out: geglu.out, k: step.k, n: h }, dtype)) return null;
+  const fuses = (t: GemmTileName) => tileFusesGeGlu(kGemmTiles[t]);
+  const tile = context.choice === 'auto' ? autoTile(context.bucketRows, step.n, fuses) : context.choice;
+  if (!fuses(tile)) return null;
+  const b = step.b === null ? null : weight(step.b);
+  const { bm, bn } = kGemmTiles[tile];
+  const tilesN = Math.ceil(h / (bn / 2));
+  return {
+    kernel: tiledGemmKernel(tile, dtype, b?.weight.dtype ?? null, 'none', context.f16, true),
+    params: new ParamWriter().u(step.a).u(geglu.out).u(rowsWord(step.rows)).u(step.k).u(h),
+    extra: [...weightBuffers(w), ...(b === null ? [] : weightBuffers(b))],
+    workgroups: (rows) => Math.ceil(rowsOf(rows, step.rows) / bm) * tilesN,
   };
 }
