@@ -26,7 +26,7 @@
 // Usage: node bench/speed-bench.mjs --backend webgpu [--engines laya-webgpu,laya] [--models ...] [--lengths ...] [--runs N]
 //
 // Issue 25, kernel variants: an engine laya-webgpu:<gemm>[:f16off] loads with gpuKernels
-// { gemm: <gemm>, f16: 'off' } (<gemm>: auto, scalar, t32x32, t32x64, t64x64, t128x64, t64x128).
+// { gemm: <gemm>, f16: 'off' } (<gemm>: auto, scalar, t32x32, t32x64, t64x64, t128x64, t64x128, t32x128).
 // --gpu-variants all adds every one of them (auto with f16 on and off, each tile, the scalar GEMM)
 // before the other engines, so that one run times them all; it is the default on a real GPU
 // (--gpu-variants none: only the engines named), not on a CPU emulation (minutes per variant). For each GPU engine the report gives
@@ -66,7 +66,7 @@ if (baseline !== null && !fs.existsSync(path.join(baseline, 'dist', 'index.node.
 }
 const defaultEngines = backend === 'webgpu' ? 'laya-webgpu,laya' : baseline !== null ? 'laya-baseline,laya' : 'laya,laya-relaxed,laya-q8,ort';
 const kGpuVariants = ['laya-webgpu', 'laya-webgpu:auto:f16off', 'laya-webgpu:t32x32', 'laya-webgpu:t32x64', 'laya-webgpu:t64x64',
-  'laya-webgpu:t128x64', 'laya-webgpu:t64x128', 'laya-webgpu:scalar'];
+  'laya-webgpu:t128x64', 'laya-webgpu:t64x128', 'laya-webgpu:t32x128', 'laya-webgpu:scalar'];
 const isGpu = (engine) => engine.startsWith('laya-webgpu');
 const gpuVariants = flag('--gpu-variants', backend === 'webgpu' && !emulated ? 'all' : 'none');
 if (gpuVariants !== 'all' && gpuVariants !== 'none') { console.error(`--gpu-variants takes all or none, got ${gpuVariants}`); process.exit(2); }

@@ -8,7 +8,7 @@
 // the page's report and exits 0 only when the table is complete.
 // Usage: node bench/webgpu-page/run.mjs [--port 8090] [--checkpoint DIR] [--headless]
 //          [--backend webgpu|wasm] [--lengths 64,128,256,512] [--runs 3] [--timeout-s 600]
-//          [--gemm auto|scalar|t32x32|t32x64|t64x64|t128x64|t64x128] [--f16 auto|off]
+//          [--gemm auto|scalar|t32x32|t32x64|t64x64|t128x64|t64x128|t32x128] [--f16 auto|off]
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

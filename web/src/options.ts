@@ -133,7 +133,7 @@ export interface LoadOptions {
   /**
    * backend 'webgpu' / 'auto': kernel variants, for benchmarks (README "WebGPU kernels"). `gemm`:
    * 'auto' (default: a register tile by each bucket's rows), 'scalar' (the first, untiled GEMM),
-   * or one tile ('t32x32', 't32x64', 't64x64', 't128x64', 't64x128'). `f16`: 'auto' (default:
+   * or one tile ('t32x32', 't32x64', 't64x64', 't128x64', 't64x128', 't32x128'). `f16`: 'auto' (default:
    * F16 weights staged through shader-f16 where the adapter has it) or 'off'. Every choice gives
    * the same answers within the backend's tolerance; only the speed differs.
    */
