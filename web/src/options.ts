@@ -1,4 +1,5 @@
 // The one options object of load() / loadPipeline(), its defaults, and the progress events.
+import { type GemmChoice, kGemmChoices } from './webgpu/kernels/gemm.js';
 import { LayaError } from './errors.js';
 import type { LayaCoreFactory } from './core/laya-core.js';
 import type { SimdOption, ValidateFunction } from './core/simd.js';
@@ -147,6 +148,19 @@ export interface LoadOptions {
   backend?: BackendOption;
   /** backend 'webgpu' / 'auto': a GPU object to use instead of navigator.gpu or the `webgpu` package. */
   gpu?: unknown;
+  /**
+   * backend 'webgpu' / 'auto': kernel variants, for benchmarks (README "WebGPU kernels"). `gemm`:
+   * 'auto' (default: a register tile by each bucket's rows), 'scalar' (the first, untiled GEMM),
+   * or one tile ('t32x32', 't32x64', 't64x64', 't128x64', 't64x128', 't32x128'). `f16`: 'auto' (default:
+   * F16 weights staged through shader-f16 where the adapter has it) or 'off'. Every choice gives
+   * the same answers within the backend's tolerance; only the speed differs.
+   */
+  gpuKernels?: GpuKernelOptions;
+}
+
+export interface GpuKernelOptions {
+  gemm?: GemmChoice;
+  f16?: 'auto' | 'off';
 }
 
 export type BackendOption = 'wasm' | 'webgpu' | 'auto';
@@ -167,6 +181,22 @@ export interface ResolvedLoadOptions {
   simd: SimdOption;
   backend: BackendOption;
   gpu: unknown;
+  gpuKernels: GpuKernelOptions;
+}
+
+function checkGpuKernels(k: unknown): GpuKernelOptions {
+  if (k === undefined) return {};
+  if (typeof k !== 'object' || k === null) throw new LayaError('invalid_request', 'load: options.gpuKernels must be an object');
+  const { gemm, f16, ...rest } = k as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new LayaError('invalid_request', `load: options.gpuKernels has no option ${unknown.map((u) => `'${u}'`).join(', ')} (it has 'gemm' and 'f16')`);
+  if (gemm !== undefined && !kGemmChoices.includes(gemm as GemmChoice)) {
+    throw new LayaError('invalid_request', `load: options.gpuKernels.gemm must be one of ${kGemmChoices.map((c) => `'${c}'`).join(', ')}, got ${String(gemm)}`);
+  }
+  if (f16 !== undefined && f16 !== 'auto' && f16 !== 'off') {
+    throw new LayaError('invalid_request', `load: options.gpuKernels.f16 must be 'auto' or 'off', got ${String(f16)}`);
+  }
+  return k as GpuKernelOptions;
 }
 
 export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLoadOptions {
@@ -224,5 +254,6 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     simd: o.simd ?? 'auto',
     backend: o.backend ?? 'wasm',
     gpu: o.gpu,
+    gpuKernels: checkGpuKernels(o.gpuKernels),
   };
 }
