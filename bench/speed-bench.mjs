@@ -25,6 +25,14 @@
 // --models small-f16 --lengths 64,128 --runs 1 (any of them given on the command line wins).
 // Usage: node bench/speed-bench.mjs --backend webgpu [--engines laya-webgpu,laya] [--models ...] [--lengths ...] [--runs N]
 //
+// Issue 25, kernel variants: an engine laya-webgpu:<gemm>[:f16off] loads with gpuKernels
+// { gemm: <gemm>, f16: 'off' } (<gemm>: auto, scalar, t32x32, t32x64, t64x64, t128x64, t64x128, t32x128).
+// --gpu-variants all adds every one of them (auto with f16 on and off, each tile, the scalar GEMM)
+// before the other engines, so that one run times them all; it is the default on a real GPU
+// (--gpu-variants none: only the engines named), not on a CPU emulation (minutes per variant). For each GPU engine the report gives
+// the GEMM kernels that ran, dispatches per question and per layer, compute passes and queue
+// submits per question, GEMM TFLOP/s from the GPU's timestamps, and a summary across variants.
+//
 // Before and after a change, --baseline <dir>: <dir> is another built checkout of laya-wasm (its
 // dist/ and wasm build, e.g. `git worktree add /tmp/base <commit> && cd /tmp/base && npm ci && npm run build`);
 // its plain module runs as the engine laya-baseline beside laya, each in its own process, in the
@@ -57,14 +65,19 @@ if (baseline !== null && !fs.existsSync(path.join(baseline, 'dist', 'index.node.
   process.exit(2);
 }
 const defaultEngines = backend === 'webgpu' ? 'laya-webgpu,laya' : baseline !== null ? 'laya-baseline,laya' : 'laya,laya-relaxed,laya-q8,ort';
-const engines = flag('--engines', defaultEngines).split(',');
-const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8', 'laya-webgpu', 'laya-baseline'];
+const kGpuVariants = ['laya-webgpu', 'laya-webgpu:auto:f16off', 'laya-webgpu:t32x32', 'laya-webgpu:t32x64', 'laya-webgpu:t64x64',
+  'laya-webgpu:t128x64', 'laya-webgpu:t64x128', 'laya-webgpu:t32x128', 'laya-webgpu:scalar'];
+const isGpu = (engine) => engine.startsWith('laya-webgpu');
+const gpuVariants = flag('--gpu-variants', backend === 'webgpu' && !emulated ? 'all' : 'none');
+if (gpuVariants !== 'all' && gpuVariants !== 'none') { console.error(`--gpu-variants takes all or none, got ${gpuVariants}`); process.exit(2); }
+const engines = [...new Set([...(gpuVariants === 'all' ? kGpuVariants : []), ...flag('--engines', defaultEngines).split(',')])];
+const kLayaEngines = ['laya', 'laya-relaxed', 'laya-q8', 'laya-baseline', ...engines.filter(isGpu)];
 const ortVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
 
 for (const line of machineLines({ 'onnxruntime-web': ortVersion })) console.log(line);
 if (gpuChoice !== null) {
   for (const line of adapterLines(gpuChoice)) console.log(line);
-  if (gpuChoice.adapter === null && engines.includes('laya-webgpu')) process.exit(1);
+  if (gpuChoice.adapter === null && engines.some(isGpu)) process.exit(1);
   if (emulated) console.log('*** On this CPU emulation the defaults are --models small-f16 --lengths 64,128 --runs 1 (an English-size model would take hours).');
 }
 console.log(`settings: runs ${runs} (median, after one warm-up), threads ${threadCounts.join(', ')}, lengths ${lengths}, models ${models.join(', ')}`);
@@ -85,11 +98,11 @@ for (const [kind, file, flags] of [['plain', 'gemm-ceiling.cjs', []], ['relaxed'
   if (m) ceilings[kind] = Number(m[1]);
   console.log(`GEMM ceiling (${kind} wasm SIMD 4x8 f32 register tile, L1-resident): ${ceilings[kind]?.toFixed(2)} GF/s`);
 }
-const ceilingOf = (engine) => (engine === 'laya-webgpu' ? null : ceilings[engine === 'laya-relaxed' ? 'relaxed' : 'plain'] ?? null);
+const ceilingOf = (engine) => (isGpu(engine) ? null : ceilings[engine === 'laya-relaxed' ? 'relaxed' : 'plain'] ?? null);
 
 function child(engine, dir, onnx, threads) {
   const flags = engine === 'laya-relaxed' ? [kRelaxedFlag] : [];
-  const env = engine === 'laya-webgpu' ? gpuChoice.env : engine === 'laya-baseline' ? { ...process.env, LAYA_BASELINE_ROOT: path.resolve(baseline) } : process.env;
+  const env = isGpu(engine) ? gpuChoice.env : engine === 'laya-baseline' ? { ...process.env, LAYA_BASELINE_ROOT: path.resolve(baseline) } : process.env;
   return runChild([...flags, '--expose-gc', path.join(here, 'speed-child.mjs'), engine, dir, onnx, String(runs), String(threads), lengths],
     { env, label: `${engine} child` });
 }
@@ -114,7 +127,7 @@ for (const name of models) {
     }
     report(shape, res, threads);
   }
-  for (const engine of kLayaEngines.filter((e) => threadCounts.length > 1 && e !== 'laya-webgpu' && engines.includes(e))) {
+  for (const engine of kLayaEngines.filter((e) => threadCounts.length > 1 && !isGpu(e) && engines.includes(e))) {
     const [a, b] = [threadCounts[0], threadCounts.at(-1)];
     const ra = byThreads[a][engine], rb = byThreads[b][engine];
     if (ra && rb) {
@@ -135,7 +148,7 @@ function clocks(a, b, threads) { return clockOf(a, threads) === clockOf(b, threa
 
 function report(shape, res, threads) {
   const clock = threads > 1 ? 'wall' : 'cpu';
-  console.log(`  -- ${threads} thread${threads > 1 ? 's' : ''} (times: ${clock}${engines.includes('laya-webgpu') ? '; laya-webgpu: wall' : ''})`);
+  console.log(`  -- ${threads} thread${threads > 1 ? 's' : ''} (times: ${clock}${engines.some(isGpu) ? '; laya-webgpu: wall' : ''})`);
   const row = (label, r, ceiling) => {
     const clock = clockOf(r, threads);
     const parts = [];
@@ -184,6 +197,7 @@ function report(shape, res, threads) {
         return g ? `${L}: ${fmtMs(g.ms)} ms for ${g.gflop.toPrecision(3)} GFLOP = ${(g.gflop / g.ms).toPrecision(3)} TFLOP/s` : `${L}: no per-step GPU timestamps (adapter lacks timestamp-query)`;
       });
       console.log(`  ${'GEMM (GPU stamps)'.padEnd(18)} ${gemm.join(' | ')}`);
+      for (const line of gpuWorkLines(shape, r)) console.log(`  ${line}`);
     }
   }
   const diff = (a, b) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
@@ -201,11 +215,47 @@ function report(shape, res, threads) {
     console.log(`  ratio laya-baseline / laya ${clocks(base, now, threads)} time (>1: this build faster): ${ratios.join(', ')}, call ${fmtRatio(callTime(base, threads) / callTime(now, threads))}x; peak RSS ${fmtRatio(base.peakRss / now.peakRss)}x`);
     console.log(`  parity laya vs laya-baseline (128-token question): logits max rel diff ${diff(now.parity.logits, base.parity.logits).toExponential(2)}, act ${diff(now.parity.act, base.parity.act).toExponential(2)}`);
   }
-  for (const [engine, what] of [['laya-relaxed', 'relaxed'], ['laya-q8', 'q8'], ['laya-webgpu', 'webgpu']]) {
+  for (const [engine, what] of [['laya-relaxed', 'relaxed'], ['laya-q8', 'q8'], ...engines.filter(isGpu).map((e) => [e, 'webgpu'])]) {
     if (!res.laya || !res[engine]) continue;
     const ratios = lengths.split(',').map(Number).map((L) => `${L}: ${fmtRatio(time(res.laya, L, threads) / time(res[engine], L, threads))}x`);
-    const call = engine === 'laya-webgpu' ? `, call ${fmtRatio(callTime(res.laya, threads) / callTime(res[engine], threads))}x; load (wall) ${fmtRatio(res.laya.loadSeconds / res[engine].loadSeconds)}x` : '';
+    const call = isGpu(engine) ? `, call ${fmtRatio(callTime(res.laya, threads) / callTime(res[engine], threads))}x; load (wall) ${fmtRatio(res.laya.loadSeconds / res[engine].loadSeconds)}x` : '';
     console.log(`  ratio laya / ${engine} ${clocks(res.laya, res[engine], threads)} time (>1: ${what} faster): ${ratios.join(', ')}${call}`);
     console.log(`  parity ${engine} vs laya (128-token question): logits max rel diff ${diff(res[engine].parity.logits, res.laya.parity.logits).toExponential(2)}, act ${diff(res[engine].parity.act, res.laya.parity.act).toExponential(2)}`);
   }
+  const gpuRuns = engines.filter((e) => isGpu(e) && res[e]);
+  if (gpuRuns.length > 1) {
+    console.log('  -- GPU kernel variants (ms per question, wall; GEMM TFLOP/s from the GPU stamps; dispatches per question)');
+    for (const e of gpuRuns) {
+      const r = res[e];
+      const parts = lengths.split(',').map(Number).map((L) => {
+        const g = r.profiles?.[L]?.steps.find((x) => x.kind === 'gemm');
+        const tf = g ? `${(g.gflop / g.ms).toPrecision(3)} TF/s` : 'no stamps';
+        return `${L}: ${fmtMs(time(r, L, threads))} ms, GEMM ${tf}, ${dispatchesOf(r, L) ?? '?'} dispatches`;
+      });
+      console.log(`  ${e.padEnd(26)} ${parts.join(' | ')}`);
+    }
+  }
+}
+
+/** Dispatches per question at length L (the profiled run's), or null where the engine did not report them. */
+function dispatchesOf(r, L) {
+  const g = r.profiles?.[L]?.gpu;
+  return g && g.runs > 0 ? g.dispatches / g.runs : null;
+}
+
+/** What a GPU engine's profiled runs recorded: kernels chosen, dispatches, passes, submits. */
+function gpuWorkLines(shape, r) {
+  const lines = [];
+  for (const [L, p] of Object.entries(r.profiles ?? {})) {
+    const g = p.gpu;
+    if (!g || g.runs === 0) continue;
+    if (lines.length === 0) {
+      const kernels = Object.keys(g.gemmKernels).join(', ') || 'none';
+      lines.push(`${'GPU kernels'.padEnd(18)} gemm choice ${g.gemm}, shader-f16 staging ${g.shaderF16 ? 'on' : 'off'}; GEMM kernels that ran: ${kernels}`);
+    }
+    const per = (x) => (x / g.runs).toFixed(1).replace(/\.0$/, '');
+    lines.push(`${lines.length === 1 ? 'GPU work'.padEnd(18) : ''.padEnd(18)} ${L}: ${per(g.dispatches)} dispatches per question (${(g.dispatches / g.runs / shape.layers).toFixed(1)} per layer of ${shape.layers}), ` +
+      `${per(g.submits)} submits, ${per(g.passes)} compute passes (one per step while stamping; one otherwise)`);
+  }
+  return lines;
 }

@@ -9,6 +9,8 @@
 // compute). laya-webgpu loads it with { backend: 'webgpu' } through the `webgpu` package (the parent
 // chooses the Vulkan driver through the environment, bench/webgpu-adapter.mjs); its times are wall
 // time (the work runs on the GPU, or on SwiftShader's threads), and its JSON line names the adapter.
+// laya-webgpu:<gemm>[:f16off] is the same with load option gpuKernels { gemm, f16: 'off' } (issue 25:
+// one bench run times each GEMM tile choice, and F16 staging with shader-f16 on and off).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +24,10 @@ const lengths = lengthsText.split(',').map(Number);
 const kCallLength = 128, kCallQuestions = 3;
 
 let runOne, runCall, memory = () => null, profiled = null, version = '', simd, backend, adapter;
-const gpuEngine = engine === 'laya-webgpu';
+const gpuEngine = engine.startsWith('laya-webgpu');
+// laya-webgpu:t64x64:f16off -> { gemm: 't64x64', f16: 'off' }; plain laya-webgpu: the defaults.
+const [, gemmChoice, f16Choice] = engine.split(':');
+const gpuKernels = { ...(gemmChoice ? { gemm: gemmChoice } : {}), ...(f16Choice === 'f16off' ? { f16: 'off' } : {}) };
 const t0 = performance.now();
 if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8' || engine === 'laya-baseline' || gpuEngine) {
   // laya-baseline: another built checkout (speed-bench --baseline), run exactly as laya is.
@@ -34,7 +39,7 @@ if (engine === 'laya' || engine === 'laya-relaxed' || engine === 'laya-q8' || en
     // The package's own GPU, wrapped to learn which adapter load() gets (globals as laya-wasm sets them).
     const webgpu = await import('webgpu');
     Object.assign(globalThis, webgpu.globals);
-    gpuOptions = { backend: 'webgpu', gpu: recordingGpu(webgpu.create([]), seen) };
+    gpuOptions = { backend: 'webgpu', gpu: recordingGpu(webgpu.create([]), seen), gpuKernels };
   }
   const model = await load({ directory: dir }, {
     onWarning: (w) => console.error(w), threads, simd: engine === 'laya-relaxed' ? 'relaxed' : 'plain',

@@ -2,7 +2,8 @@
 # The main job: `npm run demo` sets up, builds (wasm module, package, demo bundle, the bundled
 # default checkpoint: random weights, real English tokenizer) and serves the demo on
 # http://127.0.0.1:8080 until Ctrl-C.
-#   --check      serve on a free port, answer a sample request in headless Chromium, print it, exit
+#   --check      serve on a free port, answer a sample request in a headless browser, print it, exit
+#   --browser E  with --check: the engine, chromium (default), firefox or webkit
 #   --isolated   send COOP/COEP headers (crossOriginIsolated, what a threaded build needs)
 #   --port N     another port;  --no-build  serve what is already built
 #   --backend B  with --check: the page's backend, wasm (default), webgpu or auto (WebGPU on SwiftShader here)
@@ -20,7 +21,8 @@ while [ $# -gt 0 ]; do
     --isolated) serve_args+=(--isolated) ;;
     --port) serve_args+=(--port "$2"); shift ;;
     --backend) check_args+=(--backend "$2"); shift ;;
-    *) echo "demo: unknown option $1 (--check, --isolated, --port N, --no-build, --backend B)" >&2; exit 2 ;;
+    --browser) check_args+=(--browser "$2"); shift ;;
+    *) echo "demo: unknown option $1 (--check, --isolated, --port N, --no-build, --backend B, --browser E)" >&2; exit 2 ;;
   esac
   shift
 done

@@ -2,7 +2,7 @@
 # The npm package as a user gets it: `npm pack` (needs npm run build), installed into a fresh
 # temporary project (offline: no dependencies), then used from a Node ESM script, from TypeScript
 # (the shipped declarations), through `npx laya-wasm forward`, and from an esbuild-bundled page in
-# headless Chromium; every forward output is checked against the tiny reference fixture (1e-4).
+# Chromium, Firefox and WebKit (tests/js/helpers/browsers/); every forward output is checked against the tiny reference fixture (1e-4).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 checkpoint="$repo/tests/data/fixtures/reference/tiny-fanin/checkpoint"
@@ -78,5 +78,5 @@ for _ in $(seq 50); do grep -q 'laya-wasm demo:' server.log && break; sleep 0.1;
 origin="$(sed -n 's|laya-wasm demo: \(http://[^/]*\)/.*|\1|p' server.log)"
 [ -n "$origin" ] || { echo "package-test: the server did not start" >&2; cat server.log >&2; exit 1; }
 mkdir -p "$repo/build/screenshots"
-node "$consumer/browser-check.mjs" "$origin/app/index.html" "$repo/build/screenshots/package-page.png"
+node "$consumer/browser-check.mjs" "$origin/app/index.html" "$repo/build/screenshots/package-page"
 echo "package test: ok"

@@ -5,7 +5,9 @@
 // runs after it, and from one more run with profiling on, the time by step kind. GEMM time comes
 // from the GPU's timestamp queries, which only adapters with 'timestamp-query' have; without them
 // the profile has one "gpu_batches" entry and the page prints totals only. Query parameters
-// (url, backend, lengths, runs) fill the form; run=1 starts at once (bench/webgpu-page/run.mjs
+// (url, backend, lengths, runs, gemm, f16: the GEMM kernel and shader-f16 staging, load option
+// gpuKernels) fill the form; for each length the page also prints the GPU work of the profiled run
+// (dispatches per question and per layer, compute passes, submits) and the GEMM kernels that ran; run=1 starts at once (bench/webgpu-page/run.mjs
 // --headless). body[data-done] is "true" when the table is complete, "error" when it failed.
 import { load } from '../../web/src/index.browser.js';
 import { question } from '../workload.mjs';
@@ -17,7 +19,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const kCpuEmulation = /swiftshader|llvmpipe|lavapipe|software|microsoft basic render/i;
 
 const params = new URLSearchParams(location.search);
-for (const name of ['url', 'backend', 'lengths', 'runs']) if (params.has(name)) $(name).value = params.get(name);
+for (const name of ['url', 'backend', 'lengths', 'runs', 'gemm', 'f16']) if (params.has(name)) $(name).value = params.get(name);
 
 /** The page's high-performance adapter (the one load() asks for too), described; null without one. */
 async function adapterInfo() {
@@ -47,8 +49,11 @@ async function run() {
   log(`checkpoint: ${url}, backend asked: ${backend}, runs: ${runs} (median, after a first call)`);
 
   const started = performance.now();
+  const gpuKernels = { gemm: $('gemm').value, f16: $('f16').value };
+  log(`GPU kernels asked: gemm ${gpuKernels.gemm}, shader-f16 ${gpuKernels.f16}`);
   const model = await load({ url }, {
     backend,
+    gpuKernels,
     // The classic scripts served from /dist/wasm/ (run.mjs serves dist/), as the demo loads them.
     wasm: { moduleUrl: new URL('/dist/wasm/laya-core.js', document.baseURI).href },
     onWarning: (w) => log(`warning: ${w}`),
@@ -59,6 +64,7 @@ async function run() {
       `${c.encoderLayers} layers, weights ${(c.weightsFileBytes / 1e6).toFixed(1)} MB`);
     const stamped = model.backend === 'wasm' || adapter?.timestamps === true;
     if (!stamped) log("the adapter has no 'timestamp-query': no GEMM time; total GFLOP over the batches' wall time only");
+    const work = [];
     log('tokens | ms/question | first call ms | GFLOP/question | GEMM ms | GEMM TFLOP/s | all steps TFLOP/s');
     for (const L of lengths) {
       if (L > c.maxLen) {
@@ -78,8 +84,15 @@ async function run() {
       // Profiled apart: timestamps give each step its own pass, which slows the run they time.
       model.setProfiling(true);
       await model.forward(inputs);
-      const steps = model.profile().steps;
+      const profile = model.profile();
+      const steps = profile.steps;
       model.setProfiling(false);
+      const g = profile.gpu;
+      if (g !== undefined && g.runs > 0) {
+        work.push(`${L}: ${g.dispatches / g.runs} dispatches per question (${(g.dispatches / g.runs / c.encoderLayers).toFixed(1)} per layer), ` +
+          `${g.submits / g.runs} submits, ${g.passes / g.runs} passes (one per step while stamping); gemm ${g.gemm}, ` +
+          `shader-f16 staging ${g.shaderF16 ? 'on' : 'off'}, kernels ${Object.keys(g.gemmKernels).join(', ')}`);
+      }
       const gflop = steps.reduce((s, x) => s + x.gflop, 0);
       const ms = steps.reduce((s, x) => s + x.ms, 0);
       const gemm = steps.find((s) => s.kind === 'gemm');
@@ -88,6 +101,7 @@ async function run() {
       const gemmCols = gemm === undefined ? 'n/a | n/a' : `${gemm.ms.toFixed(2)} | ${tflops(gemm.gflop, gemm.ms)}`;
       log(`${L} | ${median(times).toFixed(2)} | ${first.toFixed(0)} | ${gflop.toFixed(4)} | ${gemmCols} | ${tflops(gflop, ms)}`);
     }
+    for (const line of work) log(`GPU work ${line}`);
     document.body.dataset.done = 'true';
   } finally {
     model.dispose();

@@ -8,6 +8,7 @@
 // the page's report and exits 0 only when the table is complete.
 // Usage: node bench/webgpu-page/run.mjs [--port 8090] [--checkpoint DIR] [--headless]
 //          [--backend webgpu|wasm] [--lengths 64,128,256,512] [--runs 3] [--timeout-s 600]
+//          [--gemm auto|scalar|t32x32|t32x64|t64x64|t128x64|t64x128|t32x128] [--f16 auto|off]
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -67,7 +68,7 @@ if (!headless) {
     const tab = await browser.newPage();
     tab.on('pageerror', (error) => console.error(`page error: ${error.message}`));
     const query = new URLSearchParams({ run: '1', url: checkpointUrl, backend: flag('--backend', 'webgpu'),
-      lengths: flag('--lengths', '64,128,256,512'), runs: flag('--runs', '3') });
+      lengths: flag('--lengths', '64,128,256,512'), runs: flag('--runs', '3'), gemm: flag('--gemm', 'auto'), f16: flag('--f16', 'auto') });
     await tab.goto(`${page}?${query}`);
     await tab.waitForSelector('body[data-done=true], body[data-done=error]', { timeout: Number(flag('--timeout-s', '600')) * 1000 });
     console.log(`page: ${page}?${query}`);

@@ -1,5 +1,5 @@
 // The browser entry point (package.json "exports" condition "browser"): the shared surface plus
-// load() / loadPipeline() reading sources the way browsers do (fetch, Blobs, the Cache API).
+// load() / loadPipeline() reading sources the way browsers do (fetch, Blobs, the Cache API or the OPFS).
 import { loadModelWith, loadPipelineWith } from './load.js';
 import type { LayaModel, LayaPipeline } from './model.js';
 import type { LoadOptions } from './options.js';

@@ -79,7 +79,7 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
         opts.onWarning(`laya-wasm: backend 'auto' runs on wasm: ${device.why}`);
       }
       if (device?.device != null) {
-        gpu = await loadWeightsToGpu(session, weights, signal, device.device);
+        gpu = await loadWeightsToGpu(session, weights, signal, device.device, opts.gpuKernels);
         progress.finish(weights.file);
       } else {
         await streamWeights(core, session, weights, signal, opts.weights).catch(explainOutOfMemory(core, weights, opts.weights));

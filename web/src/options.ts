@@ -1,4 +1,5 @@
 // The one options object of load() / loadPipeline(), its defaults, and the progress events.
+import { type GemmChoice, kGemmChoices } from './webgpu/kernels/gemm.js';
 import { LayaError } from './errors.js';
 import type { LayaCoreFactory } from './core/laya-core.js';
 import type { SimdOption, ValidateFunction } from './core/simd.js';
@@ -59,10 +60,23 @@ export interface LoadOptions {
    * Keep downloaded files (Hub and URL sources only). Node: a directory path (true = the user
    * cache dir, $XDG_CACHE_HOME/laya-wasm or ~/.cache/laya-wasm); files are reused on the next load
    * without any request, so pin a commit rather than a moving branch, or clear the directory.
-   * Browsers: the Cache API; true = the cache "laya-wasm-v1", a string names another cache.
-   * Default false.
+   * Browsers: the page's persistent storage (the Cache API or the origin private file system,
+   * chosen per engine: options.cacheStore); true = the store "laya-wasm-v1", a string names
+   * another. Both: a first load reads each file once, into memory and the store at the same time;
+   * a stored file is used only when complete, and revalidated with the server (ETag or
+   * Last-Modified: a changed file is downloaded again; offline, the stored copy serves, with a
+   * warning). A page that may not store (quota, private window) loads from the network and
+   * onWarning says why. Default false.
    */
   cache?: boolean | string;
+  /** Browsers, with cache: which store. 'auto' (default): the one measured fastest in this engine. */
+  cacheStore?: 'auto' | 'cache-api' | 'opfs';
+  /**
+   * Browsers, with cache: ask navigator.storage.persist() so the browser does not evict the stored
+   * checkpoint unasked. A function is also told whether it was granted, when the browser answers
+   * (the load does not wait: Firefox asks the user); a refusal is a warning. Default false.
+   */
+  persist?: boolean | ((granted: boolean) => void);
   /** The fetch used for Hub and URL sources. Default globalThis.fetch. */
   fetch?: FetchFunction;
   /**
@@ -134,6 +148,19 @@ export interface LoadOptions {
   backend?: BackendOption;
   /** backend 'webgpu' / 'auto': a GPU object to use instead of navigator.gpu or the `webgpu` package. */
   gpu?: unknown;
+  /**
+   * backend 'webgpu' / 'auto': kernel variants, for benchmarks (README "WebGPU kernels"). `gemm`:
+   * 'auto' (default: a register tile by each bucket's rows), 'scalar' (the first, untiled GEMM),
+   * or one tile ('t32x32', 't32x64', 't64x64', 't128x64', 't64x128', 't32x128'). `f16`: 'auto' (default:
+   * F16 weights staged through shader-f16 where the adapter has it) or 'off'. Every choice gives
+   * the same answers within the backend's tolerance; only the speed differs.
+   */
+  gpuKernels?: GpuKernelOptions;
+}
+
+export interface GpuKernelOptions {
+  gemm?: GemmChoice;
+  f16?: 'auto' | 'off';
 }
 
 export type BackendOption = 'wasm' | 'webgpu' | 'auto';
@@ -143,6 +170,8 @@ export interface ResolvedLoadOptions {
   onWarning: (message: string) => void;
   signal: AbortSignal | undefined;
   cache: boolean | string;
+  cacheStore: 'auto' | 'cache-api' | 'opfs';
+  persist: boolean | ((granted: boolean) => void);
   fetch: FetchFunction;
   retries: number;
   /** undefined: the default for the machine. */
@@ -152,6 +181,22 @@ export interface ResolvedLoadOptions {
   simd: SimdOption;
   backend: BackendOption;
   gpu: unknown;
+  gpuKernels: GpuKernelOptions;
+}
+
+function checkGpuKernels(k: unknown): GpuKernelOptions {
+  if (k === undefined) return {};
+  if (typeof k !== 'object' || k === null) throw new LayaError('invalid_request', 'load: options.gpuKernels must be an object');
+  const { gemm, f16, ...rest } = k as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new LayaError('invalid_request', `load: options.gpuKernels has no option ${unknown.map((u) => `'${u}'`).join(', ')} (it has 'gemm' and 'f16')`);
+  if (gemm !== undefined && !kGemmChoices.includes(gemm as GemmChoice)) {
+    throw new LayaError('invalid_request', `load: options.gpuKernels.gemm must be one of ${kGemmChoices.map((c) => `'${c}'`).join(', ')}, got ${String(gemm)}`);
+  }
+  if (f16 !== undefined && f16 !== 'auto' && f16 !== 'off') {
+    throw new LayaError('invalid_request', `load: options.gpuKernels.f16 must be 'auto' or 'off', got ${String(f16)}`);
+  }
+  return k as GpuKernelOptions;
 }
 
 export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLoadOptions {
@@ -165,6 +210,12 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   }
   if (o.cache !== undefined && typeof o.cache !== 'boolean' && (typeof o.cache !== 'string' || o.cache === '')) {
     throw new LayaError('invalid_request', 'load: options.cache must be a boolean or a non-empty string');
+  }
+  if (o.cacheStore !== undefined && o.cacheStore !== 'auto' && o.cacheStore !== 'cache-api' && o.cacheStore !== 'opfs') {
+    throw new LayaError('invalid_request', `load: options.cacheStore must be 'auto', 'cache-api' or 'opfs', got ${String(o.cacheStore)}`);
+  }
+  if (o.persist !== undefined && typeof o.persist !== 'boolean' && typeof o.persist !== 'function') {
+    throw new LayaError('invalid_request', 'load: options.persist must be a boolean or a function');
   }
   if (o.retries !== undefined && (!Number.isInteger(o.retries) || o.retries < 0)) {
     throw new LayaError('invalid_request', `load: options.retries must be a non-negative integer, got ${String(o.retries)}`);
@@ -193,6 +244,8 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     onWarning: o.onWarning ?? ((message: string) => console.warn(message)),
     signal: o.signal,
     cache: o.cache ?? false,
+    cacheStore: o.cacheStore ?? 'auto',
+    persist: o.persist ?? false,
     fetch: fetchFn ?? (() => Promise.reject(new Error('no fetch function: pass options.fetch'))),
     retries: o.retries ?? kDefaultRetries,
     threads: o.threads,
@@ -201,5 +254,6 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     simd: o.simd ?? 'auto',
     backend: o.backend ?? 'wasm',
     gpu: o.gpu,
+    gpuKernels: checkGpuKernels(o.gpuKernels),
   };
 }

@@ -128,6 +128,20 @@ export interface StepProfile {
     /** Arithmetic done, in GFLOP: 2·m·n·k per GEMM, 4·64 per visible (query, key) pair per head; 0 elsewhere. */
     gflop: number;
   }>;
+  /**
+   * backend 'webgpu': the kernels chosen and what the profiled runs recorded (dispatches, compute
+   * passes, queue submits; the GEMM kernels by key with their dispatches). While profiling with
+   * timestamps each step has its own pass; outside profiling a run is one pass.
+   */
+  gpu?: {
+    gemm: string;
+    shaderF16: boolean;
+    gemmKernels: Record<string, number>;
+    runs: number;
+    dispatches: number;
+    passes: number;
+    submits: number;
+  };
 }
 
 export function isJsonText(value: unknown): value is JsonText {

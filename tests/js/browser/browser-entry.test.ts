@@ -30,7 +30,7 @@ async function loadTwiceWithCache(page: EnginePage, server: PageServer): Promise
     const events: unknown[] = [];
     const digests: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const model = await load({ repo: 'org/tiny', hubUrl }, { cache: true, wasm: { factory: fake.factory }, onProgress: (e: unknown) => events.push(e) });
+      const model = await load({ repo: 'org/tiny', hubUrl }, { cache: true, cacheStore: 'cache-api', wasm: { factory: fake.factory }, onProgress: (e: unknown) => events.push(e) });
       digests.push(await digest(fake.sessions[i].weights));
       model.dispose();
     }

@@ -1,16 +1,20 @@
-// The demo page in headless Debian Chromium, served by scripts/serve-demo.mjs: reference fixture
-// parity through the page (Hub-style URL, files from disk), page-built questions answered as in
-// Node, the bundled default (answers, embed, shortlist), an offline second visit, and the
-// crossOriginIsolated / build report. Screenshots land in build/screenshots/.
+// The demo page in every browser engine (Chromium, Firefox, WebKit), served by
+// scripts/serve-demo.mjs: reference fixture parity through the page (Hub-style URL, files from
+// disk), page-built questions answered as in Node, the bundled default (answers, embed, shortlist),
+// an offline second visit, and the crossOriginIsolated / build report. Each test serves the demo
+// on a fresh port, so its page starts with empty storage (no cache, no service worker) in every
+// engine. Screenshots land in build/screenshots/, named by engine.
 import { jest } from '@jest/globals';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import type { ForwardResult } from '../../../web/src/request.js';
 import { kCheckpointFiles } from '../../../web/src/sources/checkpoint-source.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { kSharedMemoryWhenIsolated } from '../helpers/browsers/engine-facts.js';
+import type { EnginePage } from '../helpers/browsers/engines.mjs';
+import { describeInEngines } from '../helpers/browsers/in-engines.js';
+import { attributeOf, check, click, countOf, fill, pickFiles, selectOption, textOf, textsOf, waitForSelector } from '../helpers/browsers/page-dom.mjs';
 import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 import { ask, loadIn } from './demo-actions.js';
@@ -26,41 +30,35 @@ interface Fixture extends ForwardResult {
 }
 
 /** Replaces the page's sample questions with these, through the question builder. */
-async function buildQuestions(page: Page, questions: Array<{ id: string; type: string; instructions: string; options: string }>): Promise<void> {
-  while (await page.locator('.question').count() > 0) await page.locator('.question .remove').first().click();
+async function buildQuestions(page: EnginePage, questions: Array<{ id: string; type: string; instructions: string; options: string }>): Promise<void> {
+  while (await countOf(page, '.question') > 0) await click(page, '.question .remove');
   for (const [i, q] of questions.entries()) {
-    await page.click('#add-question');
-    const card = page.locator('.question').nth(i);
-    await card.locator('.qid').fill(q.id);
-    await card.locator('.qtype').selectOption(q.type);
-    await card.locator('.instructions').fill(q.instructions);
-    await card.locator('.options').fill(q.options);
+    await click(page, '#add-question');
+    const card = `#questions > .question:nth-child(${i + 1})`;
+    await fill(page, `${card} .qid`, q.id);
+    await selectOption(page, `${card} .qtype`, q.type);
+    await fill(page, `${card} .instructions`, q.instructions);
+    await fill(page, `${card} .options`, q.options);
   }
 }
 
-describeWithCore('the demo page in Chromium', () => {
-  let browser: Browser;
-  beforeAll(async () => {
+describeWithCore('the demo page', () => describeInEngines('the demo', (browser) => {
+  beforeAll(() => {
     buildDemo();
-    browser = await launchChromium();
   });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const shot = (name: string): string => join(kScreenshots, `demo-${name}-${browser.name}.png`);
 
   test('a reference fixture from a Hub-style URL: the raw forward pass matches fixture.json within 1e-4', async () => {
     const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as Fixture;
     const server = await serveDemo(['--mount', `/org/tiny/resolve/main/=${kTinyCheckpoint}`]);
-    const context = await browser.newContext();
+    const page = await browser.open(server.url);
     try {
-      const page = await context.newPage();
-      await page.goto(server.url);
       await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: server.origin });
-      await page.click('#advanced summary');
-      await page.fill('[data-testid=forward-in]', JSON.stringify({ inputs: fixture.inputs, embed_inputs: fixture.embed_inputs }));
-      await page.click('[data-testid=forward]');
-      await page.waitForSelector('[data-testid=forward-out][data-done=true]', { timeout: 60000 });
-      const out = JSON.parse((await page.locator('[data-testid=forward-out]').textContent()) ?? '') as ForwardResult;
+      await click(page, '#advanced summary');
+      await fill(page, '[data-testid=forward-in]', JSON.stringify({ inputs: fixture.inputs, embed_inputs: fixture.embed_inputs }));
+      await click(page, '[data-testid=forward]');
+      await waitForSelector(page, '[data-testid=forward-out][data-done=true]', 60000);
+      const out = JSON.parse((await textOf(page, '[data-testid=forward-out]')) ?? '') as ForwardResult;
       let worst = 0;
       let argmaxMismatches = 0;
       const check = (a: number[] | undefined, e: number[]): void =>
@@ -76,9 +74,9 @@ describeWithCore('the demo page in Chromium', () => {
       expect(out.embed_expected).toHaveLength(fixture.embed_expected.length);
       expect(worst).toBeLessThan(1e-4);
       expect(argmaxMismatches).toBe(0);
-      await page.screenshot({ path: join(kScreenshots, 'demo-fixture-forward.png'), fullPage: true });
+      await page.screenshot(shot('fixture-forward'));
     } finally {
-      await context.close();
+      await page.close();
       await server.stop();
     }
   });
@@ -91,15 +89,13 @@ describeWithCore('the demo page in Chromium', () => {
     ];
     const state = 'w5 w7 w9 w100 w200';
     const server = await serveDemo(['--mount', `/org/tiny/resolve/main/=${kTinyCheckpoint}`]);
-    const context = await browser.newContext();
+    const page = await browser.open(server.url);
     try {
-      const page = await context.newPage();
-      await page.goto(server.url);
       await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: server.origin });
       await buildQuestions(page, questions);
-      await page.fill('[data-testid=state]', state);
+      await fill(page, '[data-testid=state]', state);
       const fromPage = await ask(page);
-      await page.screenshot({ path: join(kScreenshots, 'demo-fixture-answers.png'), fullPage: true });
+      await page.screenshot(shot('fixture-answers'));
 
       const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
       try {
@@ -111,8 +107,8 @@ describeWithCore('the demo page in Chromium', () => {
         expect(fromPage).toBe(expected);
         // A JSON state keeps its text as written (key order, 1.0) through the page and the worker.
         const jsonState = '{"b": 1.0, "a": ["w5", 2]}';
-        await page.fill('[data-testid=state]', jsonState);
-        await page.check('#state-json');
+        await fill(page, '[data-testid=state]', jsonState);
+        await check(page, '#state-json');
         expect(await ask(page)).toBe(await model.predictJson({ json: jsonState }, {
           pick: { type: 'choice', instructions: 'w10 w11', criteria: { w20: 'w21 w22', w30: null, w40: 'w41' } },
           rate: { type: 'score', instructions: 'w12', criteria: ['w50', 'w51', 'w52', 'w53'] },
@@ -122,41 +118,39 @@ describeWithCore('the demo page in Chromium', () => {
         model.dispose();
       }
       // Each answer is drawn: bars for choice and score, P(true) / P(false) for noul.
-      expect(await page.locator('[data-testid=answers] .answer').count()).toBe(3);
-      expect(await page.locator('[data-testid=answers] .answer[data-qid=pick] .bar-row').count()).toBe(3);
-      expect(await page.locator('[data-testid=answers] .answer[data-qid=rate] .bar-row').count()).toBe(4);
+      expect(await countOf(page, '[data-testid=answers] .answer')).toBe(3);
+      expect(await countOf(page, '[data-testid=answers] .answer[data-qid=pick] .bar-row')).toBe(3);
+      expect(await countOf(page, '[data-testid=answers] .answer[data-qid=rate] .bar-row')).toBe(4);
     } finally {
-      await context.close();
+      await page.close();
       await server.stop();
     }
   });
 
   test('a checkpoint folder picked from disk loads and answers; a missing Hub repo is reported, not thrown', async () => {
     const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as Fixture;
-    const server = await serveDemo();
-    const context = await browser.newContext();
+    // The folder the visitor picks, served only so the page can read it into Files (pickFiles).
+    const server = await serveDemo(['--mount', `/picked/=${kTinyCheckpoint}`]);
+    const page = await browser.open(server.url);
     try {
-      const page = await context.newPage();
-      await page.goto(server.url);
-      await page.check('input[name=source][value=hub]');
-      await page.fill('#hub-repo', 'nobody/missing');
-      await page.fill('#hub-url', server.origin);
-      await page.click('[data-testid=load]');
-      const error = page.locator('#model-info [data-testid=error]');
-      await error.waitFor({ timeout: 60000 });
-      expect(await error.textContent()).toMatch(/^invalid_checkpoint: rl_agent_config\.json not found: HTTP 404 .*\/nobody\/missing\/resolve\/main\//);
-      expect(await page.getAttribute('body', 'data-loaded')).toBe('false');
+      await check(page, 'input[name=source][value=hub]');
+      await fill(page, '#hub-repo', 'nobody/missing');
+      await fill(page, '#hub-url', server.origin);
+      await click(page, '[data-testid=load]');
+      await waitForSelector(page, '#model-info [data-testid=error]', 60000);
+      expect(await textOf(page, '#model-info [data-testid=error]')).toMatch(/^invalid_checkpoint: rl_agent_config\.json not found: HTTP 404 .*\/nobody\/missing\/resolve\/main\//);
+      expect(await attributeOf(page, 'body', 'data-loaded')).toBe('false');
 
-      await page.check('input[name=source][value=files]');
-      await page.setInputFiles('#files', kTinyCheckpoint);
+      await check(page, 'input[name=source][value=files]');
+      await pickFiles(page, '#files', `${server.origin}/picked/`, kCheckpointFiles, 'checkpoint');
       await loadIn(page, 'files');
-      expect(await page.locator('#model-info').textContent()).toContain('5 files from disk');
-      await page.click('#advanced summary');
+      expect(await textOf(page, '#model-info')).toContain('5 files from disk');
+      await click(page, '#advanced summary');
       const few = fixture.inputs.slice(0, 3);
-      await page.fill('[data-testid=forward-in]', JSON.stringify({ inputs: few }));
-      await page.click('[data-testid=forward]');
-      await page.waitForSelector('[data-testid=forward-out][data-done=true]', { timeout: 60000 });
-      const out = JSON.parse((await page.locator('[data-testid=forward-out]').textContent()) ?? '') as ForwardResult;
+      await fill(page, '[data-testid=forward-in]', JSON.stringify({ inputs: few }));
+      await click(page, '[data-testid=forward]');
+      await waitForSelector(page, '[data-testid=forward-out][data-done=true]', 60000);
+      const out = JSON.parse((await textOf(page, '[data-testid=forward-out]')) ?? '') as ForwardResult;
       let worst = 0;
       few.forEach((_, i) => (fixture.expected[i]?.logits ?? []).forEach((x, j) => {
         worst = Math.max(worst, Math.abs((out.expected[i]?.logits[j] ?? NaN) - x) / Math.max(1, Math.abs(x)));
@@ -164,32 +158,30 @@ describeWithCore('the demo page in Chromium', () => {
       expect(out.expected).toHaveLength(3);
       expect(worst).toBeLessThan(1e-4);
     } finally {
-      await context.close();
+      await page.close();
       await server.stop();
     }
   });
 
   test('the bundled default says it is random, answers, embeds like Node, and shortlists to k labels', async () => {
     const server = await serveDemo();
-    const context = await browser.newContext();
+    const page = await browser.open(server.url);
     try {
-      const page = await context.newPage();
-      await page.goto(server.url);
       await loadIn(page, 'default');
-      expect(await page.locator('#model-info').textContent()).toContain('meaningless');
+      expect(await textOf(page, '#model-info')).toContain('meaningless');
       // Download progress ended at every byte of the five files.
       const bytes = kCheckpointFiles.reduce((sum, file) => sum + statSync(join(kDefaultCheckpoint, file)).size, 0);
-      expect(await page.getAttribute('body', 'data-progress')).toBe(`${bytes}/${bytes}`);
+      expect(await attributeOf(page, 'body', 'data-progress')).toBe(`${bytes}/${bytes}`);
       const response = JSON.parse(await ask(page)) as { answers: Record<string, { type: string }> };
       expect(Object.values(response.answers).map((a) => a.type)).toEqual(['choice', 'score', 'noul']);
 
       const texts = ['Where is my parcel?', 'My delivery is late.', 'How do I change my password?'];
-      await page.fill('[data-testid=texts]', texts.join('\n'));
-      await page.click('[data-testid=embed]');
-      await page.waitForSelector('[data-testid=embed-out] table', { timeout: 60000 });
-      const rows = await page.locator('[data-testid=embed-out] tr').allTextContents();
+      await fill(page, '[data-testid=texts]', texts.join('\n'));
+      await click(page, '[data-testid=embed]');
+      await waitForSelector(page, '[data-testid=embed-out] table', 60000);
+      const rows = await textsOf(page, '[data-testid=embed-out] tr');
       expect(rows).toHaveLength(4);
-      const norms = await page.locator('[data-testid=embed-out] tr td:nth-child(2)').allTextContents();
+      const norms = await textsOf(page, '[data-testid=embed-out] tr td:nth-child(2)');
       const model = await loadModelWith(nodeRuntime, { directory: kDefaultCheckpoint }, { wasm: kWasm, onWarning: () => undefined });
       try {
         const vectors = await model.embed(texts);
@@ -200,65 +192,66 @@ describeWithCore('the demo page in Chromium', () => {
         model.dispose();
       }
 
-      await page.fill('#k', '2');
+      await fill(page, '#k', '2');
       const shortlisted = JSON.parse(await ask(page, 'shortlist', 'shortlist-out')) as
         { answers: Record<string, { type: string; probabilities?: Record<string, number> }>; shortlist: Record<string, { labels: string[]; n: number }> };
       expect(shortlisted.shortlist['action']?.n).toBe(4);
       expect(shortlisted.shortlist['action']?.labels).toHaveLength(2);
       expect(Object.keys(shortlisted.answers['action']?.probabilities ?? {}).sort()).toEqual([...shortlisted.shortlist['action']?.labels ?? []].sort());
-      await page.screenshot({ path: join(kScreenshots, 'demo-default.png'), fullPage: true });
+      await page.screenshot(shot('default'));
     } finally {
-      await context.close();
+      await page.close();
       await server.stop();
     }
   });
 
   test('a second visit answers offline: the page from the service worker, the checkpoint from the Cache API', async () => {
     const server = await serveDemo();
-    const context = await browser.newContext();
+    const page = await browser.open(server.url);
     try {
-      const page = await context.newPage();
-      await page.goto(server.url);
-      await page.waitForSelector('body[data-offline-ready=true]', { timeout: 30000 });
+      await waitForSelector(page, 'body[data-offline-ready=true]', 30000);
       await loadIn(page, 'default');
-      expect(await page.getAttribute('body', 'data-from-cache')).toBe('false');
+      expect(await attributeOf(page, 'body', 'data-from-cache')).toBe('false');
       const online = await ask(page);
 
+      // Offline: the server is gone, so every request the service worker does not answer fails.
       await server.stop();
-      await context.setOffline(true);
       await page.reload();
       await loadIn(page, 'default');
-      expect(await page.getAttribute('body', 'data-from-cache')).toBe('true');
+      expect(await attributeOf(page, 'body', 'data-from-cache')).toBe('true');
       expect(await ask(page)).toBe(online);
-      await page.screenshot({ path: join(kScreenshots, 'demo-offline.png'), fullPage: true });
+      await page.screenshot(shot('offline'));
     } finally {
-      await context.close();
+      await page.close();
       await server.stop();
     }
   });
 
-  test('served with COOP/COEP the page runs the threaded module, without it the single-threaded one, with the same answer', async () => {
+  test('served with COOP/COEP the page runs the threaded module where the engine shares memory, without it the single-threaded one, with the same answer', async () => {
     const answers: string[] = [];
+    // WebKitGTK gives an isolated page no SharedArrayBuffer (engine-facts.ts): one thread there too.
+    const threaded = kSharedMemoryWhenIsolated[browser.name];
     for (const isolated of [true, false]) {
       const server = await serveDemo(isolated ? ['--isolated'] : []);
-      const context = await browser.newContext();
+      const page = await browser.open(server.url);
       try {
-        const page = await context.newPage();
-        await page.goto(server.url);
         expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(isolated);
-        expect(await page.getAttribute('body', 'data-isolated')).toBe(String(isolated));
+        expect(await attributeOf(page, 'body', 'data-isolated')).toBe(String(isolated));
         await loadIn(page, 'default');
         // Isolated: the pthreads module on this machine's cores (2 here); otherwise the single-threaded one.
-        expect(await page.getAttribute('body', 'data-build')).toBe(isolated ? 'threaded' : 'single-threaded');
-        expect(await page.locator('[data-testid=env]').textContent()).toContain(`crossOriginIsolated: ${isolated ? 'yes' : 'no'}`);
-        expect(await page.locator('#model-info').textContent()).toContain(isolated ? 'the pthreads module on 2 threads' : 'not cross-origin isolated');
+        expect(await attributeOf(page, 'body', 'data-build')).toBe(isolated && threaded ? 'threaded' : 'single-threaded');
+        expect(await textOf(page, '[data-testid=env]')).toContain(`crossOriginIsolated: ${isolated ? 'yes' : 'no'}`);
+        const info = await textOf(page, '#model-info');
+        if (!isolated) expect(info).toContain('not cross-origin isolated');
+        else if (threaded) expect(info).toContain('the pthreads module on 2 threads');
+        else expect(info).toContain('cross-origin isolated, but');
         answers.push(await ask(page));
-        await page.screenshot({ path: join(kScreenshots, `demo-${isolated ? 'isolated' : 'not-isolated'}.png`), fullPage: true });
+        await page.screenshot(shot(isolated ? 'isolated' : 'not-isolated'));
       } finally {
-        await context.close();
+        await page.close();
         await server.stop();
       }
     }
     expect(answers[0]).toBe(answers[1]);
   });
-});
+}));

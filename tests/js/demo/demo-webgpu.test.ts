@@ -2,13 +2,17 @@
 // bundled default answers the page's questions through WebGPU with the wasm run's choices, a
 // reference fixture's forward pass through WebGPU matches fixture.json, and the page says which
 // backend ran. No adapter fails these tests, never skips them: the load's error is the failure.
+// Chromium only: Firefox (WebGPU on Windows and macOS, not Linux) and WebKitGTK have no WebGPU
+// here. Where there is no adapter (Chromium without the flags, Firefox, WebKit: every engine), the
+// last describe checks that 'webgpu' is refused with its reason and 'auto' falls back to wasm.
 // SwiftShader runs WGSL on the CPU (about 0.05 GFLOP/s here) and compiles each pipeline for
 // seconds on first use, so the work is one short request per model.
 import { jest } from '@jest/globals';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import type { ForwardResult } from '../../../web/src/request.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { engineNamed, type BrowserSession, type EnginePage } from '../helpers/browsers/engines.mjs';
+import { describeInEngines } from '../helpers/browsers/in-engines.js';
+import { attributeOf, textOf, valueOf } from '../helpers/browsers/page-dom.mjs';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore } from '../helpers/real-core.js';
 import { compareWithReference, referenceFixture, type ReferenceFixture } from '../helpers/reference-fixtures.js';
@@ -44,15 +48,15 @@ function shortSubset(): ReferenceFixture {
 }
 
 describeWithCore('the demo page on WebGPU (Chromium, SwiftShader)', () => {
-  let browser: Browser;
+  let browser: BrowserSession;
   let server: DemoServer;
-  let page: Page;
+  let page: EnginePage;
   beforeAll(async () => {
     buildDemo();
-    browser = await launchChromium({ webgpu: true });
+    browser = await engineNamed('chromium').launch({ webgpu: true });
+    process.stderr.write(`  browser engine: ${browser.version} (WebGPU on SwiftShader)\n`);
     server = await serveDemo(['--mount', `/org/tiny/resolve/main/=${kTinyCheckpoint}`]);
-    page = await browser.newPage();
-    await page.goto(server.url);
+    page = await browser.open(server.url);
   });
   afterAll(async () => {
     await browser?.close();
@@ -61,18 +65,18 @@ describeWithCore('the demo page on WebGPU (Chromium, SwiftShader)', () => {
 
   test('the bundled default answers through WebGPU with the same choices as through wasm', async () => {
     // wasm stays the default until the GPU path is measured on real GPUs.
-    expect(await page.inputValue('[data-testid=backend]')).toBe('wasm');
+    expect(await valueOf(page, '[data-testid=backend]')).toBe('wasm');
     await loadIn(page, 'default', undefined, 'wasm');
-    expect(await page.getAttribute('body', 'data-backend')).toBe('wasm');
+    expect(await attributeOf(page, 'body', 'data-backend')).toBe('wasm');
     const onWasm = JSON.parse(await ask(page)) as Response;
 
     await loadIn(page, 'default', undefined, 'webgpu', kGpuTimeout);
-    expect(await page.getAttribute('body', 'data-backend')).toBe('webgpu');
-    expect(await page.locator('[data-testid=backend-info]').textContent()).toMatch(/^Backend: webgpu \(asked: webgpu\).*adapter "[^"]+"/);
-    expect(await page.getAttribute('body', 'data-adapter')).not.toBe('');
+    expect(await attributeOf(page, 'body', 'data-backend')).toBe('webgpu');
+    expect(await textOf(page, '[data-testid=backend-info]')).toMatch(/^Backend: webgpu \(asked: webgpu\).*adapter "[^"]+"/);
+    expect(await attributeOf(page, 'body', 'data-adapter')).not.toBe('');
     const onGpu = JSON.parse(await ask(page, 'ask', 'answers', kGpuTimeout)) as Response;
-    expect(await page.locator('[data-testid=answers]').textContent()).toContain('on webgpu)');
-    await page.screenshot({ path: join(kScreenshots, 'demo-webgpu.png'), fullPage: true });
+    expect(await textOf(page, '[data-testid=answers]')).toContain('on webgpu)');
+    await page.screenshot(join(kScreenshots, 'demo-webgpu.png'));
 
     expect(Object.keys(onGpu.answers)).toEqual(['action', 'urgency', 'escalate']);
     expect(onGpu.usage).toEqual(onWasm.usage);
@@ -90,7 +94,7 @@ describeWithCore('the demo page on WebGPU (Chromium, SwiftShader)', () => {
   test("a reference fixture's forward pass through WebGPU matches fixture.json within 1e-4 with the same argmax", async () => {
     const subset = shortSubset();
     await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: server.origin }, 'webgpu', kGpuTimeout);
-    expect(await page.getAttribute('body', 'data-backend')).toBe('webgpu');
+    expect(await attributeOf(page, 'body', 'data-backend')).toBe('webgpu');
     const out = await forwardIn<ForwardResult>(page, { inputs: subset.inputs, embed_inputs: subset.embed_inputs }, kGpuTimeout);
     const { worst, argmaxMoved, counts } = compareWithReference(out, subset);
     expect({ counts, argmaxMoved }).toEqual({ counts: [3, 1], argmaxMoved: [] });
@@ -99,34 +103,36 @@ describeWithCore('the demo page on WebGPU (Chromium, SwiftShader)', () => {
 
   test("'auto' picks WebGPU where Chromium has an adapter", async () => {
     await loadIn(page, 'default', undefined, 'auto', kGpuTimeout);
-    expect(await page.getAttribute('body', 'data-backend')).toBe('webgpu');
-    expect(await page.locator('[data-testid=backend-info]').textContent()).toMatch(/^Backend: webgpu \(asked: auto\)/);
+    expect(await attributeOf(page, 'body', 'data-backend')).toBe('webgpu');
+    expect(await textOf(page, '[data-testid=backend-info]')).toMatch(/^Backend: webgpu \(asked: auto\)/);
   });
 });
 
-describeWithCore('the demo page where Chromium has no WebGPU adapter', () => {
-  let browser: Browser;
+describeWithCore('the demo page where the engine has no WebGPU adapter', () => describeInEngines('no adapter', (browser) => {
   let server: DemoServer;
   beforeAll(async () => {
     buildDemo();
-    browser = await launchChromium();  // --disable-gpu, no WebGPU flags: requestAdapter() gives null
+    // Chromium launches without the WebGPU flags (--disable-gpu): requestAdapter() gives null;
+    // Firefox and WebKitGTK have no navigator.gpu on Linux.
     server = await serveDemo();
   });
   afterAll(async () => {
-    await browser?.close();
     await server?.stop();
   });
 
   test("'webgpu' is refused with the reason; 'auto' runs on wasm and shows why", async () => {
-    const page = await browser.newPage();
-    await page.goto(server.url);
-    await expect(loadIn(page, 'default', undefined, 'webgpu')).rejects.toThrow(
-      /load \(backend webgpu\) failed: unsupported_model: backend 'webgpu': (no WebGPU adapter is available|this browser has no navigator\.gpu)/);
-    expect(await page.getAttribute('body', 'data-loaded')).toBe('false');
-    await loadIn(page, 'default', undefined, 'auto');
-    expect(await page.getAttribute('body', 'data-backend')).toBe('wasm');
-    const info = await page.locator('#model-info').textContent();
-    expect(info).toContain('Backend: wasm (asked: auto)');
-    expect(info).toMatch(/warning: laya-wasm: backend 'auto' runs on wasm: backend 'webgpu': /);
+    const page = await browser.open(server.url);
+    try {
+      await expect(loadIn(page, 'default', undefined, 'webgpu')).rejects.toThrow(
+        /load \(backend webgpu\) failed: unsupported_model: backend 'webgpu': (no WebGPU adapter is available|this browser has no navigator\.gpu)/);
+      expect(await attributeOf(page, 'body', 'data-loaded')).toBe('false');
+      await loadIn(page, 'default', undefined, 'auto');
+      expect(await attributeOf(page, 'body', 'data-backend')).toBe('wasm');
+      const info = await textOf(page, '#model-info');
+      expect(info).toContain('Backend: wasm (asked: auto)');
+      expect(info).toMatch(/warning: laya-wasm: backend 'auto' runs on wasm: backend 'webgpu': /);
+    } finally {
+      await page.close();
+    }
   });
-});
+}));

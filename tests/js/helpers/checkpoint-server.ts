@@ -20,6 +20,8 @@ export interface ServerBehaviour {
   /** Send bodies in chunks of this size with a pause between them. */
   chunkBytes?: number;
   chunkDelayMs?: number;
+  /** Files sent with this ETag; a request whose If-None-Match carries it is answered 304. */
+  etag?: Record<string, string>;
 }
 
 export interface CheckpointServer {
@@ -34,7 +36,8 @@ export async function startCheckpointServer(routes: Record<string, string>, beha
   const requests: string[] = [];
   const server = createServer((req, res) => {
     const range = req.headers.range;
-    requests.push(`${req.method} ${req.url}${range ? ` range=${range}` : ''}`);
+    const conditional = req.headers['if-none-match'];
+    requests.push(`${req.method} ${req.url}${range ? ` range=${range}` : ''}${conditional ? ` if-none-match=${conditional}` : ''}`);
     serve(req, res, routes, behaviour).catch(() => res.destroy());
   });
   return { ...(await listenOnLoopback(server)), requests };
@@ -68,7 +71,13 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Record<s
     createReadStream(fullPath, { start, end }).pipe(res);
     return;
   }
+  const etag = b.etag?.[file];
+  if (etag !== undefined && req.headers['if-none-match'] === etag) {
+    res.writeHead(304, { etag }).end();
+    return;
+  }
   const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+  if (etag !== undefined) headers['etag'] = etag;
   if (!b.noContentLength?.includes(file)) headers['content-length'] = String(size);
   res.writeHead(200, headers);
   const cut = b.cutAfter?.[file];

@@ -1,7 +1,7 @@
 // Runs hand-built GPU programs for the backend's tests: uploads test tensors through GpuWeights in
 // odd-sized chunks, runs the steps on a batch, and reads arena values back.
 import { GpuDevice } from '../../../web/src/webgpu/gpu-device.js';
-import { GpuExecutor } from '../../../web/src/webgpu/gpu-executor.js';
+import { GpuExecutor, type GpuKernelOptions } from '../../../web/src/webgpu/gpu-executor.js';
 import { GpuWeights } from '../../../web/src/webgpu/gpu-weights.js';
 import type { GpuBatch, GpuOutputs, GpuProgram, GpuStep } from '../../../web/src/webgpu/program.js';
 import { type TestTensor, buildModel } from './gpu-tensors.js';
@@ -52,10 +52,10 @@ export async function runProgram(
   program: { steps: GpuStep[]; arenaFloats: number; outputs?: GpuProgram['outputs']; bucket?: GpuProgram['bucket'] },
   batch: GpuBatch,
   check: (run: ProgramRun) => Promise<void>,
-  options: { typeCount?: number } = {},
+  options: { typeCount?: number; kernels?: GpuKernelOptions } = {},
 ): Promise<void> {
   const weights = await uploadTensors(gpu, tensors, options);
-  const executor = new GpuExecutor(gpu, weights);
+  const executor = new GpuExecutor(gpu, weights, options.kernels === undefined ? {} : { kernels: options.kernels });
   try {
     const full: GpuProgram = {
       graph: 'decision',

@@ -37,12 +37,15 @@ export function miniTensors(seed = 11): TestTensor[] {
   ];
 }
 
-/** Arena offsets for a bucket (values laid end to end, odd gaps between them). */
-function layout(bucket: GpuProgram['bucket']) {
+/**
+ * Arena offsets for a bucket: values laid end to end with odd gaps between them (the kernels' scalar
+ * paths), or `aligned` on 4 floats (the tiled GEMM's vec4 views take those).
+ */
+function layout(bucket: GpuProgram['bucket'], aligned: boolean) {
   const { d, m } = kMini;
   let at = 0;
   const take = (floats: number) => {
-    const offset = at + 3;
+    const offset = aligned ? Math.ceil((at + 1) / 4) * 4 : at + 3;
     at = offset + floats;
     return offset;
   };
@@ -54,9 +57,9 @@ function layout(bucket: GpuProgram['bucket']) {
   };
 }
 
-export function miniProgram(bucket: GpuProgram['bucket']): GpuProgram {
+export function miniProgram(bucket: GpuProgram['bucket'], aligned = false): GpuProgram {
   const { d, m, heads, window, theta, eps } = kMini;
-  const o = layout(bucket);
+  const o = layout(bucket, aligned);
   const steps: GpuStep[] = [
     { op: 'embed', table: W.tokEmb, out: o.h, width: d },
     { op: 'add_type', h: o.h, table: W.typeEmb, width: d },

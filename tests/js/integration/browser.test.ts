@@ -4,31 +4,85 @@
 // their page runs laya-core-relaxed.js (fused multiply-add); WebKit does not, so it runs
 // laya-core.js: either way the forward outputs match the reference fixture. With simd: 'plain' every
 // engine runs laya-core.js and answers bit for bit as Node (which runs the plain module: Node 20 has
-// no relaxed SIMD without a flag).
-import { readFileSync } from 'node:fs';
+// no relaxed SIMD without a flag). The demo's bundled default checkpoint (random weights, the real
+// English tokenizer) answers English text in every engine with Node's answer JSON, byte for byte.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ChoiceAnswer, ForwardResult, LayaResponse, NoulAnswer, ScoreAnswer } from '../../../web/src/request.js';
 import { defaultSimd } from '../helpers/browsers/engine-facts.js';
 import { describeInEngines } from '../helpers/browsers/in-engines.js';
-import { kTinyCheckpoint } from '../helpers/fixtures.js';
+import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
 import { loadModelWith } from '../../../web/src/load.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import { predictShortlist } from '../../../web/src/shortlist.js';
 import { describeWithCore, kCoreJs, kWasm } from '../helpers/real-core.js';
 
+/**
+ * The demo's bundled default checkpoint (what npm run build:demo puts in build/default-checkpoint),
+ * written by its deterministic generator into a folder of this test's own, so no other test that
+ * rebuilds build/ can change it under this one.
+ */
+function writeBundledCheckpoint(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'laya-bundled-'));
+  execFileSync(process.execPath, [join(kRepoRoot, 'scripts', 'make-default-checkpoint.mjs'), folder], { stdio: 'pipe' });
+  return folder;
+}
+
+const kEnglishState = 'Customer: my parcel was due last Monday and the tracking page has not changed for six days. I need it for a birthday on Saturday.';
+const kEnglishQuestions = {
+  action: { type: 'choice' as const, instructions: 'What should the agent do next?',
+    criteria: { refund: 'Give the money back', resend: 'Send a new parcel', track: 'Chase the carrier', wait: null } },
+  urgency: { type: 'score' as const, instructions: 'How urgent is it?', criteria: ['not urgent', 'soon', 'today', 'now'] },
+  escalate: { type: 'noul' as const, instructions: 'Should a person take over?' },
+};
+
 describeWithCore('the browser entry with the built module', () => describeInEngines('the built module', (browser) => {
   let server: PageServer;
+  let bundled: string;
   beforeAll(async () => {
-    server = await startPageServer({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs) });
+    bundled = writeBundledCheckpoint();
+    server = await startPageServer({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs), '/bundled/': bundled });
   });
   afterAll(async () => {
     await server?.close();
+    if (bundled) rmSync(bundled, { recursive: true, force: true });
+  });
+
+  test("the bundled default checkpoint answers English text with Node's answer JSON byte for byte, on the plain and on the engine's own module", async () => {
+    const texts = ['Where is my parcel?', 'My delivery is late.'];
+    const node = await loadModelWith(nodeRuntime, { directory: bundled }, { wasm: kWasm, onWarning: () => undefined });
+    const want = { answer: await node.predictJson(kEnglishState, kEnglishQuestions),
+      embeddings: (await node.embed(texts)).map((row) => Array.from(row)) };
+    node.dispose();
+    const page = await browser.open(`${server.origin}/index.html`);
+    const got = await page.evaluate(async ({ state, questions, texts }) => {
+      const { load } = await import('/web/src/index.browser.js' as string);
+      const run = async (simd: string): Promise<{ simd: string; answer: string; embeddings: number[][] }> => {
+        const model = await load({ url: '/bundled/' }, { simd, wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
+        const result = { simd: model.simd, answer: await model.predictJson(state, questions),
+          embeddings: (await model.embed(texts)).map((row: Float32Array) => Array.from(row)) };
+        model.dispose();
+        return result;
+      };
+      return { plain: await run('plain'), own: await run('auto') };
+    }, { state: kEnglishState, questions: kEnglishQuestions, texts });
+    await page.close();
+    // The plain module is Node's: every bit the same.
+    expect(got.plain).toEqual({ simd: 'plain', ...want });
+    // The engine's own module (relaxed SIMD's fused multiply-adds where the engine has it) moves
+    // floats by an ulp or so, which the answer's 4 decimals never show here.
+    expect(got.own.simd).toBe(defaultSimd(browser.name));
+    expect(got.own.answer).toBe(want.answer);
+    expect(Object.keys((JSON.parse(got.own.answer) as LayaResponse).answers)).toEqual(['action', 'urgency', 'escalate']);
   });
 
   test("loads from the Hub layout, runs the engine's best module, and runs forward within the reference tolerance", async () => {
     const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as
       { inputs: unknown[]; embed_inputs: unknown[] } & ForwardResult;
+    const before = server.requests.length;
     const page = await browser.open(`${server.origin}/index.html`);
     const result = await page.evaluate(async ({ hubUrl, request }) => {
       const { load } = await import('/web/src/index.browser.js' as string);
@@ -52,8 +106,9 @@ describeWithCore('the browser entry with the built module', () => describeInEngi
     expect(result.embedLength).toBe(64);
     const simd = defaultSimd(browser.name);
     expect(result.simd).toBe(simd);
-    expect(server.requests).toContain(simd === 'relaxed' ? '/wasm/laya-core-relaxed.wasm' : '/wasm/laya-core.wasm');
-    expect(server.requests).not.toContain(simd === 'relaxed' ? '/wasm/laya-core.wasm' : '/wasm/laya-core-relaxed.wasm');
+    const requests = server.requests.slice(before);
+    expect(requests).toContain(simd === 'relaxed' ? '/wasm/laya-core-relaxed.wasm' : '/wasm/laya-core.wasm');
+    expect(requests).not.toContain(simd === 'relaxed' ? '/wasm/laya-core.wasm' : '/wasm/laya-core-relaxed.wasm');
   });
 
   test("relaxed SIMD asked for where the engine refuses it runs the plain module and says why", async () => {

@@ -1,6 +1,8 @@
-// The Node download cache: the first load stores every file while streaming it, the second makes
-// no request at all; a download that fails leaves nothing half-written behind.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// The Node download cache: the first load stores every file (and its record) while streaming it;
+// the second makes no request when the server gave no validator, and a conditional one (304) when
+// it did; a torn file, a file without its record and a file changed on the server are downloaded
+// again; a download that fails leaves nothing half-written behind; offline, the cache serves.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModelWith } from '../../../web/src/load.js';
@@ -36,7 +38,7 @@ test('a second load reads every file from the cache directory without any reques
   expect(server.requests).toHaveLength(kCheckpointFiles.length);
 
   const folder = cacheFolderName(`${server.origin}${kPrefix}`);
-  expect(filesUnder(cache)).toEqual(kCheckpointFiles.map((f) => join(folder, f)).sort());
+  expect(filesUnder(cache)).toEqual(kCheckpointFiles.flatMap((f) => [join(folder, f), join(folder, `${f}.laya.json`)]).sort());
   for (const f of kCheckpointFiles) {
     expect(readFileSync(join(cache, folder, f)).equals(readFileSync(join(kTinyCheckpoint, f)))).toBe(true);
   }
@@ -56,7 +58,7 @@ test('a download cut short is not stored; the next load fetches only that file a
   const stored = filesUnder(cache);
   expect(stored.some((f) => f.includes('model.safetensors'))).toBe(false);
   expect(stored.filter((f) => f.includes('partial'))).toEqual([]);
-  expect(stored).toHaveLength(kCheckpointFiles.length - 1);
+  expect(stored).toHaveLength(2 * (kCheckpointFiles.length - 1));
 
   behaviour.cutAfter = {};
   const before = server.requests.length;
@@ -64,6 +66,75 @@ test('a download cut short is not stored; the next load fetches only that file a
   (await loadModelWith(nodeRuntime, source, { cache, wasm: { factory: fake.factory } })).dispose();
   expect(server.requests.slice(before)).toEqual([`GET ${kPrefix}model.safetensors`]);
   expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
+});
+
+const kEtags = Object.fromEntries(kCheckpointFiles.map((f) => [f, `"v1-${f}"`]));
+const kWeightsPath = (folder: string) => join(cache, folder, 'model.safetensors');
+
+async function loadWith(source: { repo: string; hubUrl: string }, warnings: string[] = []): Promise<FakeCore> {
+  const fake = new FakeCore();
+  (await loadModelWith(nodeRuntime, source, { cache, wasm: { factory: fake.factory }, onWarning: (w) => warnings.push(w) })).dispose();
+  return fake;
+}
+
+test('with an ETag, a second load asks the server (304) and reads every file from disk', async () => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint }, { etag: kEtags });
+  const source = { repo: 'org/tiny', hubUrl: server.origin };
+  await loadWith(source);
+  const before = server.requests.length;
+  const fake = await loadWith(source);
+  expect(server.requests.slice(before)).toEqual(kCheckpointFiles.map((f) => `GET ${kPrefix}${f} if-none-match=${kEtags[f]}`));
+  expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
+});
+
+test('a file changed on the server (new ETag) is downloaded again and replaces the cached one', async () => {
+  const behaviour = { etag: { ...kEtags } };
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint }, behaviour);
+  const source = { repo: 'org/tiny', hubUrl: server.origin };
+  await loadWith(source);
+  behaviour.etag['model.safetensors'] = '"v2"';
+  const before = server.requests.length;
+  const fake = await loadWith(source);
+  expect(server.requests.slice(before)).toContain(`GET ${kPrefix}model.safetensors if-none-match=${kEtags['model.safetensors']}`);
+  const folder = cacheFolderName(`${server.origin}${kPrefix}`);
+  expect(JSON.parse(readFileSync(`${kWeightsPath(folder)}.laya.json`, 'utf8'))).toMatchObject({ etag: '"v2"' });
+  expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
+});
+
+test('a cached file shorter than its record (torn) is downloaded again, never loaded truncated', async () => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint });
+  const source = { repo: 'org/tiny', hubUrl: server.origin };
+  await loadWith(source);
+  const folder = cacheFolderName(`${server.origin}${kPrefix}`);
+  truncateSync(kWeightsPath(folder), 1000);
+  const before = server.requests.length;
+  const fake = await loadWith(source);
+  expect(server.requests.slice(before)).toEqual([`GET ${kPrefix}model.safetensors`]);
+  expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
+  expect(readFileSync(kWeightsPath(folder)).equals(readFileSync(join(kTinyCheckpoint, 'model.safetensors')))).toBe(true);
+});
+
+test('a cached file without its record (a crash before it was written) is downloaded again', async () => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint });
+  const source = { repo: 'org/tiny', hubUrl: server.origin };
+  await loadWith(source);
+  const folder = cacheFolderName(`${server.origin}${kPrefix}`);
+  rmSync(`${kWeightsPath(folder)}.laya.json`);
+  const before = server.requests.length;
+  await loadWith(source);
+  expect(server.requests.slice(before)).toEqual([`GET ${kPrefix}model.safetensors`]);
+});
+
+test('offline, a cached file with a validator is read from disk and a warning says the server was not asked', async () => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint }, { etag: kEtags });
+  const source = { repo: 'org/tiny', hubUrl: server.origin };
+  await loadWith(source);
+  await server.close();
+  const warnings: string[] = [];
+  const fake = await loadWith(source, warnings);
+  expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
+  expect(warnings).toHaveLength(kCheckpointFiles.length);
+  expect(warnings[0]).toMatch(/^laya-wasm: rl_agent_config\.json: could not ask http:\/\/127\.0\.0\.1:\d+\/org\/tiny\/resolve\/main\/rl_agent_config\.json whether it changed \(.+\); using the cached copy$/);
 });
 
 test('cache folder names are readable, distinct per source URL and safe as paths', () => {

@@ -37,8 +37,12 @@ function subset(name: string): ReferenceFixture {
 
 const checkpoint = (name: string): { directory: string } => ({ directory: join(referenceSetDir(name), 'checkpoint') });
 
-/** A GPU whose adapter is the real one until `lose()` destroys the device it handed out. */
-async function losableGpu(): Promise<{ gpu: GPU; lose: () => void }> {
+/**
+ * A GPU whose adapter is the real one until `lose()` destroys the device it handed out; `lose()`
+ * resolves once the device's `lost` promise has, i.e. after the model's own handler, registered
+ * at load, has seen the loss.
+ */
+async function losableGpu(): Promise<{ gpu: GPU; lose: () => Promise<void> }> {
   const real = await defaultGpu();
   let device: GPUDevice | null = null;
   const gpu = {
@@ -56,7 +60,12 @@ async function losableGpu(): Promise<{ gpu: GPU; lose: () => void }> {
       });
     },
   } as unknown as GPU;
-  return { gpu, lose: () => device?.destroy() };
+  const lose = async (): Promise<void> => {
+    if (device === null) throw new Error('losableGpu: no device was requested');
+    device.destroy();
+    await device.lost;
+  };
+  return { gpu, lose };
 }
 
 const noAdapterGpu = { requestAdapter: async () => null } as unknown as GPU;
@@ -217,9 +226,7 @@ describeWithCore('the WebGPU backend through load()', () => {
     const { gpu, lose } = await losableGpu();
     const model = await loadModelWith(nodeRuntime, checkpoint('tiny-fanin'), { ...quiet, backend: 'webgpu', gpu });
     expect(model.backend).toBe('webgpu');
-    lose();
-    // The loss is reported asynchronously; give it a turn of the event loop.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await lose();
     await expect(model.forward({ inputs: [{ ids: [1, 2], markers: [0], qtype: 0 }], embed_inputs: [] }))
       .rejects.toMatchObject({ message: expect.stringContaining('lost') });
     model.dispose();

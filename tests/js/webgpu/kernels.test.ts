@@ -97,6 +97,24 @@ describe('layer_norm', () => {
   });
 });
 
+describe('layer_norm, wide rows', () => {
+  test('normalises marker rows of 2100, wider than the 8 values per invocation it keeps in registers', async () => {
+    const rand = seeded(11);
+    const width = 2100;
+    const x = input(rand, 'x', width, 0, 3);
+    const w = randomTensor(rand, 'norm.weight', 'F16', [width]);
+    const b = randomTensor(rand, 'norm.bias', 'F32', [width]);
+    const out = rows.tokens * width;
+    const floats = out + rows.markers * width;
+    const steps: GpuStep[] = [x.step, { op: 'layer_norm', x: 0, out, rows: 'markers', width, w: 1, b: 2, eps: 1e-5 }];
+    await runProgram(gpu, [x.tensor, w, b], { steps, arenaFloats: floats }, batch, async ({ read }) => {
+      const arena = referenceArena(floats, x.tensor, 0, width);
+      ref.layerNorm(arena, 0, out, rows.markers, width, w.values, b.values, 1e-5);
+      expect(ref.worstError(await read(out, rows.markers * width), arena.subarray(out))).toBeLessThanOrEqual(kTolerance);
+    });
+  });
+});
+
 describe('gemm', () => {
   type Case = [string, GpuDtype, GpuEpilogue, boolean, GpuRows, number, number];
   test.each<Case>([
@@ -165,6 +183,29 @@ describe('attention', () => {
       const arena = referenceArena(floats, x.tensor, 0, 3 * d);
       ref.attention(arena, 0, out, heads, batch.seqStarts, window);
       expect(ref.worstError(await read(out, rows.tokens * d), arena.subarray(out))).toBeLessThanOrEqual(kTolerance);
+    });
+  });
+});
+
+describe('rope fused into attention', () => {
+  test.each<[string, number | null]>([
+    ['every key', null],
+    ['a window of 20', 20],
+  ])('rotating q and k as attention stages them gives rope then attention, over %s', async (_name, window) => {
+    const rand = seeded(12);
+    const heads = 2;
+    const d = heads * 64;
+    const x = input(rand, 'qkv', 3 * d, 0, 0.6);
+    const out = rows.tokens * 3 * d + 11;
+    const floats = out + rows.tokens * d;
+    const steps: GpuStep[] = [x.step, { op: 'rope', qkv: 0, heads, theta: 160000 }, { op: 'attention', qkv: 0, out, heads, window }];
+    await runProgram(gpu, [x.tensor], { steps, arenaFloats: floats }, batch, async ({ read, executor }) => {
+      const arena = referenceArena(floats, x.tensor, 0, 3 * d);
+      ref.rope(arena, 0, heads, batch.seqStarts, 160000);
+      ref.attention(arena, 0, out, heads, batch.seqStarts, window);
+      expect(ref.worstError(await read(out, rows.tokens * d), arena.subarray(out))).toBeLessThanOrEqual(kTolerance);
+      // Two dispatches: the embed and the attention; the RoPE is done inside the attention.
+      expect(executor.stats().dispatches).toBe(2);
     });
   });
 });

@@ -1,40 +1,37 @@
-// The worker as the package ships it (dist/, compiled by npm run build): a page that imports
-// dist/index.browser.js and passes nothing but { worker: true } gets the worker from
-// dist/worker/laya-worker.js and the wasm module from the package's ES-module build beside it, on
-// several threads when the page is cross-origin isolated, and answers as the page-thread model.
+// The worker as the package ships it (dist/, compiled by npm run build), in every browser engine
+// (Chromium, Firefox, WebKit): a page that imports dist/index.browser.js and passes nothing but
+// { worker: true } gets the worker from dist/worker/laya-worker.js and the wasm module from the
+// package's ES-module build beside it, on several threads when the page is cross-origin isolated
+// (where the engine then gives it shared memory), and answers as the page-thread model.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../helpers/chromium.js';
+import { kSharedMemoryWhenIsolated } from '../helpers/browsers/engine-facts.js';
+import { describeInEngines } from '../helpers/browsers/in-engines.js';
 import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
 import { describeWithCore, missingBuild } from '../helpers/real-core.js';
 
 const kDist = join(kRepoRoot, 'dist');
 
-describeWithCore('the shipped worker, dist/worker/laya-worker.js', () => {
-  let browser: Browser;
+describeWithCore('the shipped worker, dist/worker/laya-worker.js', () => describeInEngines('the shipped worker', (browser) => {
   let plain: PageServer;
   let isolated: PageServer;
   beforeAll(async () => {
     for (const built of [join(kDist, 'worker', 'laya-worker.js'), join(kDist, 'wasm', 'laya-core-mt.mjs')]) {
       if (!existsSync(built)) throw missingBuild(built);
     }
-    browser = await launchChromium();
     const statics = { '/model/': kTinyCheckpoint, '/dist/': kDist };
     plain = await startPageServer(statics);
     isolated = await startPageServer(statics, { isolated: true });
   });
   afterAll(async () => {
-    await browser?.close();
     await plain?.close();
     await isolated?.close();
   });
 
   test.each([['not isolated', false], ['cross-origin isolated', true]])('%s: loads with no wasm option and answers as the page thread', async (_name, isolate) => {
     const server = isolate ? isolated : plain;
-    const page = await browser.newPage();
-    await page.goto(`${server.origin}/index.html`);
+    const page = await browser.open(`${server.origin}/index.html`);
     const got = await page.evaluate(async () => {
       const { load } = await import('/dist/index.browser.js' as string);
       const questions = { q: { type: 'noul', instructions: 'w7 w8' }, r: { type: 'choice', instructions: 'w9', criteria: ['w10', 'w11'] } };
@@ -49,7 +46,8 @@ describeWithCore('the shipped worker, dist/worker/laya-worker.js', () => {
     await page.close();
     expect(got.isolated).toBe(isolate);
     expect(got.worker).toEqual(got.page);
-    expect(got.worker.threads).toBe(isolate ? Math.min(4, got.cores) : 1);
+    // Several threads only where the isolated page has shared memory (not in WebKitGTK: engine-facts.ts).
+    expect(got.worker.threads).toBe(isolate && kSharedMemoryWhenIsolated[browser.name] ? Math.min(4, got.cores) : 1);
     expect(server.requests.some((path) => path === '/dist/worker/laya-worker.js')).toBe(true);
   }, 60_000);
-});
+}));

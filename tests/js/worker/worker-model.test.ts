@@ -1,13 +1,13 @@
-// load(source, { worker: true }) in headless Chromium: a page with no worker code of its own gets a
-// model whose answers, bits, errors, progress and warnings are those of the model loaded on the
-// page's thread; dispose() and an aborted load end the worker. Cancelling calls:
-// worker-cancellation.test.ts.
+// load(source, { worker: true }) in every browser engine (Chromium, Firefox, WebKit): a page with no
+// worker code of its own gets a model whose answers, bits, errors, progress and warnings are those
+// of the model loaded on the page's thread; dispose() and an aborted load end the worker (seen
+// through the page's own record of its workers, helpers/worker-tracker.ts, the same in every
+// engine). Cancelling calls: worker-cancellation.test.ts.
 import { dirname } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import type { ForwardResult } from '../../../web/src/request.js';
 import { LayaModel, LayaPipeline } from '../../../web/src/model.js';
 import { WorkerModel } from '../../../web/src/worker/worker-model.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { describeInEngines, type EnginePage } from '../helpers/browsers/in-engines.js';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
 import { startPageServer, type PageServer } from '../helpers/page-server.js';
 import { compareWithReference, referenceFixture } from '../helpers/reference-fixtures.js';
@@ -35,23 +35,22 @@ const kQuestions = {
 const kFixture = referenceFixture('tiny-fanin');
 const kInputs = { inputs: kFixture.inputs, embed_inputs: kFixture.embed_inputs };
 
-describeWithCore('load with { worker: true } in Chromium', () => {
-  let browser: Browser;
+describeWithCore('load with { worker: true }', () => describeInEngines('the package worker', (browser) => {
   let plain: PageServer;
   beforeAll(async () => {
-    browser = await launchChromium();
     plain = await startPageServer({ '/org/tiny/resolve/main/': kTinyCheckpoint, '/wasm/': dirname(kCoreJs) });
   });
   afterAll(async () => {
-    await browser?.close();
     await plain?.close();
   });
 
-  async function openPage(server: PageServer): Promise<Page> {
-    const page = await browser.newPage();
-    await page.goto(`${server.origin}/index.html`);
-    return page;
-  }
+  const openPage = (server: PageServer): Promise<EnginePage> => browser.open(`${server.origin}/index.html`);
+
+  /** The workers the page started since it began tracking them, and whether each was ended. */
+  const workersOf = (page: EnginePage): Promise<Array<{ url: string; terminated: boolean }>> => page.evaluate(async () => {
+    const { trackedWorkers } = await import('/tests/js/helpers/worker-tracker.js' as string);
+    return trackedWorkers();
+  });
 
   test('answers, embeddings and forward bits equal the page-thread model (and the reference), and the Loaded fields cross', async () => {
     const page = await openPage(plain);
@@ -163,15 +162,14 @@ describeWithCore('load with { worker: true } in Chromium', () => {
 
   test('dispose() ends the worker; options that cannot cross are refused and leave no worker', async () => {
     const page = await openPage(plain);
-    const started = page.waitForEvent('worker');
     await page.evaluate(async ({ hubUrl }) => {
+      const { trackWorkers } = await import('/tests/js/helpers/worker-tracker.js' as string);
+      trackWorkers();
       const { load } = await import('/web/src/index.browser.js' as string);
       (globalThis as Record<string, unknown>)['model'] = await load({ repo: 'org/tiny', hubUrl },
         { worker: true, simd: 'plain', wasm: { moduleUrl: '/wasm/laya-core.js' }, onWarning: () => undefined });
     }, { hubUrl: plain.origin });
-    const worker = await started;
-    expect(worker.url()).toBe(`${plain.origin}/web/src/worker/laya-worker.js`);
-    const closed = new Promise<string>((resolve) => worker.on('close', () => resolve('closed')));
+    expect(await workersOf(page)).toEqual([{ url: `${plain.origin}/web/src/worker/laya-worker.js`, terminated: false }]);
     const pending = await page.evaluate(() => {
       const model = (globalThis as unknown as Record<string, { dispose(): void; predictJson(s: string, q: unknown): Promise<string>; disposed: boolean }>)['model'];
       const call = model?.predictJson('w5', { json: '{}' }).then(() => 'resolved', (e: { code: string }) => e.code);
@@ -179,39 +177,37 @@ describeWithCore('load with { worker: true } in Chromium', () => {
       return Promise.all([call, model?.disposed]);
     });
     expect(pending).toEqual(['disposed', true]);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<string>((resolve) => { timer = setTimeout(() => resolve('still running'), 5000); });
-    expect(await Promise.race([closed, late])).toBe('closed');
-    clearTimeout(timer);
+    expect(await workersOf(page)).toEqual([{ url: `${plain.origin}/web/src/worker/laya-worker.js`, terminated: true }]);
     const refused = await page.evaluate(async () => {
       const { load } = await import('/web/src/index.browser.js' as string);
       return load({ url: '/x/' }, { worker: true, fetch: () => Promise.reject(new Error('no')) }).catch((e: Error) => e.message);
     });
     expect(refused).toBe('load: options.fetch is a function, which cannot cross into the worker that options.worker starts; ' +
       'leave it out, or load without options.worker');
-    expect(page.workers()).toHaveLength(0);
+    // Refused before a worker was started: still the one (ended) worker.
+    expect(await workersOf(page)).toHaveLength(1);
     // An option the structured clone refuses is found only when posted: the worker it started ends.
     const uncloneable = await page.evaluate(async () => {
       const { load } = await import('/web/src/index.browser.js' as string);
       return load({ url: '/x/' }, { worker: true, gpu: { requestAdapter() { return null; } } }).catch((e: Error & { code: string }) => `${e.code}: ${e.message}`);
     });
     expect(uncloneable).toMatch(/^invalid_request: load: the source or options cannot be sent to the worker that options.worker starts: /);
-    for (let waited = 0; page.workers().length > 0 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(page.workers()).toHaveLength(0);
+    expect(await workersOf(page)).toEqual([true, true].map((terminated) => ({ url: `${plain.origin}/web/src/worker/laya-worker.js`, terminated })));
     await page.close();
   });
 
   test('a load aborted before it starts starts no worker; one aborted on its first progress event ends its worker', async () => {
     const page = await openPage(plain);
     const early = await page.evaluate(async ({ hubUrl }) => {
+      const { trackWorkers } = await import('/tests/js/helpers/worker-tracker.js' as string);
+      trackWorkers();
       const { load } = await import('/web/src/index.browser.js' as string);
       return load({ repo: 'org/tiny', hubUrl }, { worker: true, signal: AbortSignal.abort(), wasm: { moduleUrl: '/wasm/laya-core.js' } })
         .then(() => 'resolved', (e: Error) => e.name);
     }, { hubUrl: plain.origin });
     expect(early).toBe('AbortError');
-    expect(page.workers()).toHaveLength(0);
-    const started = page.waitForEvent('worker');
-    const during = page.evaluate(async ({ hubUrl }) => {
+    expect(await workersOf(page)).toEqual([]);
+    const during = await page.evaluate(async ({ hubUrl }) => {
       const { load } = await import('/web/src/index.browser.js' as string);
       const controller = new AbortController();
       return load({ repo: 'org/tiny', hubUrl }, {
@@ -219,11 +215,8 @@ describeWithCore('load with { worker: true } in Chromium', () => {
         onProgress: () => controller.abort(new Error('enough')),
       }).then(() => 'resolved', (e: Error) => `${e.name}: ${e.message}`);
     }, { hubUrl: plain.origin });
-    const worker = await started;
-    const closed = new Promise<void>((resolve) => worker.on('close', () => resolve()));
-    expect(await during).toBe('AbortError: laya-wasm load was aborted: enough');
-    await closed;
-    expect(page.workers()).toHaveLength(0);
+    expect(during).toBe('AbortError: laya-wasm load was aborted: enough');
+    expect(await workersOf(page)).toEqual([{ url: `${plain.origin}/web/src/worker/laya-worker.js`, terminated: true }]);
     await page.close();
   });
-});
+}));

@@ -1,5 +1,5 @@
-// The browser side of the Runtime: no directories (pick files instead), the Cache API as the
-// download cache, and the wasm module: by default its ES-module build, imported so that bundlers
+// The browser side of the Runtime: no directories (pick files instead), the page's store (store/: the
+// Cache API or the OPFS) as the download cache, and the wasm module: by default its ES-module build, imported so that bundlers
 // emit its files (esm-module.ts); given options.wasm.moduleUrl (or another location), the classic
 // script there (the MODULARIZE output defines a global createLayaCore, or createLayaCoreMt for the
 // pthreads build on cross-origin-isolated pages; their relaxed-SIMD builds define
@@ -12,9 +12,11 @@ import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
 import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } from '../runtime.js';
 import type { CheckpointLocation, CheckpointSource } from '../sources/checkpoint-source.js';
 import { HttpLocation } from '../sources/http-location.js';
-import { CacheStorageLocation, kDefaultCacheName, type CacheLike } from './cache-storage-location.js';
 import { importModuleFactory, moduleFileName } from './esm-module.js';
 import { createSharedMemory } from './shared-memory.js';
+import type { CacheLike } from './store/cache-api-store.js';
+import type { DirectoryLike } from './store/opfs-store.js';
+import { pageStoreLocation } from './store/page-store.js';
 import { usefulThreads } from './useful-threads.js';
 
 interface BrowserGlobals {
@@ -26,6 +28,7 @@ interface BrowserGlobals {
   document?: Document;
   importScripts?: (url: string) => void;
   location?: { href: string };
+  navigator?: { userAgent?: string; storage?: { getDirectory?: () => Promise<DirectoryLike> } };
 }
 
 const globals = globalThis as unknown as BrowserGlobals;
@@ -35,16 +38,16 @@ const kNotIsolated = 'the page is not cross-origin isolated (serve it with Cross
 
 export const browserRuntime: Runtime = {
   async locate(source: CheckpointSource, options: ResolvedLoadOptions): Promise<CheckpointLocation> {
-    const common = locateCommon(source, options);
+    // Firefox breaks a download larger than its HTTP cache's biggest entry mid-stream unless the
+    // fetch bypasses that cache; a checkpoint has no use for it anyway (options.cache stores it).
+    const given = options.fetch;
+    const common = locateCommon(source, { ...options, fetch: (input, init) => given(input, { ...init, cache: 'no-store' }) });
     if (common === null) {
       throw new LayaError('invalid_request',
         'load: { directory } sources need Node; in a browser pass { files } (e.g. from <input webkitdirectory>) or { url }');
     }
-    // Without the Cache API (e.g. an insecure context) the load proceeds uncached.
-    if (common instanceof HttpLocation && options.cache !== false && globals.caches !== undefined) {
-      const name = typeof options.cache === 'string' ? options.cache : kDefaultCacheName;
-      return new CacheStorageLocation(common, await globals.caches.open(name));
-    }
+    // Without any store (e.g. an insecure context) the load proceeds unstored, with a warning.
+    if (common instanceof HttpLocation && options.cache !== false) return pageStoreLocation(common, options, globals);
     return common;
   },
 

@@ -199,14 +199,17 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
 
 /**
  * For a fetched model: the user's download cache, the progress printer, and with --offline a fetch
- * that refuses, so that only what the cache holds can load.
+ * that refuses, so that only what the cache holds can load (and that answers the cache's
+ * revalidation with 304: offline, a cached file counts as current).
  */
 function remoteOptions(source: CheckpointSource, offline: boolean, env: Environment, progress: ProgressPrinter | undefined): LoadOptions {
   if (!isRemote(source)) return {};
   const cache = cacheRoot(true, env);
   const options: LoadOptions = { cache, ...(progress ? { onProgress: progress.onProgress } : {}) };
   if (offline) {
-    options.fetch = (url) => Promise.reject(new LayaError('network', `--offline: ${url} is not in the download cache ${cache}`));
+    options.fetch = (url, init) => new Headers(init?.headers).has('if-none-match') || new Headers(init?.headers).has('if-modified-since')
+      ? Promise.resolve(new Response(null, { status: 304 }))
+      : Promise.reject(new LayaError('network', `--offline: ${url} is not in the download cache ${cache}`));
     options.retries = 0;
   }
   return options;

@@ -24,7 +24,7 @@ export const nodeRuntime: Runtime = {
     const common = locateCommon(source, options);
     if (common === null) return new DirectoryLocation((source as DirectorySource).directory);
     if (common instanceof HttpLocation && options.cache !== false) {
-      return new FileCacheLocation(common, cacheRoot(options.cache));
+      return new FileCacheLocation(common, cacheRoot(options.cache), options.onWarning);
     }
     return common;
   },

@@ -43,7 +43,36 @@ export class HttpLocation implements CheckpointLocation {
   /** GETs one file; HTTP errors become LayaErrors naming the file, URL and status. */
   async fetchFile(file: CheckpointFileName, options: OpenOptions): Promise<FetchedFile> {
     const url = this.urls.fileUrl(file);
-    const response = await this.request(file, url, options.signal);
+    return this.accept(file, url, await this.request(file, url, options.signal), options);
+  }
+
+  /**
+   * Asks whether a stored copy is still the file (If-None-Match / If-Modified-Since with the
+   * validators it was downloaded with): 304 -> 'unchanged'; a new version -> its answer, to be
+   * downloaded; no answer at all (offline) -> 'unreachable' with why, so the stored copy may serve.
+   */
+  async revalidate(file: CheckpointFileName, validators: { etag?: string | undefined; lastModified?: string | undefined },
+                   options: OpenOptions): Promise<'unchanged' | { unreachable: string } | FetchedFile> {
+    const url = this.urls.fileUrl(file);
+    const headers: Record<string, string> = {};
+    if (validators.etag !== undefined) headers['If-None-Match'] = validators.etag;
+    else if (validators.lastModified !== undefined) headers['If-Modified-Since'] = validators.lastModified;
+    let response: Response;
+    try {
+      response = await this.request(file, url, options.signal, headers);
+    } catch (error) {
+      if (options.signal?.aborted || isAbortError(error)) throw error;
+      return { unreachable: describeError(error) };
+    }
+    if (response.status === 304) {
+      await response.body?.cancel().catch(() => undefined);
+      return 'unchanged';
+    }
+    return this.accept(file, url, response, options);
+  }
+
+  /** A GET's answer as a FetchedFile; HTTP errors become LayaErrors naming the file, URL and status. */
+  private async accept(file: CheckpointFileName, url: string, response: Response, options: OpenOptions): Promise<FetchedFile> {
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       const status = describeStatus(response);

@@ -11,8 +11,10 @@
 import { LayaError, describeError } from '../errors.js';
 import { packBatch, batchWords } from './gpu-batch.js';
 import type { GpuDevice } from './gpu-device.js';
-import { checkStepInArena, planStep } from './gpu-steps.js';
+import { checkStepInArena, planSteps } from './gpu-steps.js';
 import type { GpuWeights } from './gpu-weights.js';
+import type { GpuKernelOptions } from '../options.js';
+import { type GemmChoice, type GemmContext } from './kernels/gemm.js';
 import { ropeTable } from './kernels/rope.js';
 import { type KernelSource, type StepPlan, grid } from './kernels/wgsl-common.js';
 import { GpuProfiler, type GpuStepProfile } from './gpu-profiler.js';
@@ -23,6 +25,23 @@ export type { GpuStepProfile } from './gpu-profiler.js';
 export interface GpuExecutorOptions {
   /** destroy() also destroys the device (default false: whoever made it destroys it). */
   ownsDevice?: boolean;
+  /** Kernel variants (default: the GEMM tile by the bucket's rows, shader-f16 where the device has it). */
+  kernels?: GpuKernelOptions;
+}
+
+export type { GpuKernelOptions };
+
+/** What ran: the kernels chosen and the work each run recorded. */
+export interface GpuRunStats {
+  /** The GEMM choice and whether F16 weights are staged through shader-f16 on this device. */
+  gemm: GemmChoice;
+  shaderF16: boolean;
+  /** GEMM kernels used by the runs since the stats were reset, by key ("gemm-tiled/t64x64/F16/..."), with their dispatches. */
+  gemmKernels: Record<string, number>;
+  runs: number;
+  dispatches: number;
+  passes: number;
+  submits: number;
 }
 
 interface PreparedStep {
@@ -63,11 +82,46 @@ export class GpuExecutor {
   private tail: Promise<unknown> = Promise.resolve();
   private destroyed = false;
   private profiler: GpuProfiler | null = null;
+  private readonly gemmChoice: GemmChoice;
+  private readonly shaderF16: boolean;
+  private counters: GpuRunStats;
 
   constructor(gpu: GpuDevice, weights: GpuWeights, options: GpuExecutorOptions = {}) {
     this.gpu = gpu;
     this.weights = weights;
     this.ownsDevice = options.ownsDevice ?? false;
+    this.gemmChoice = options.kernels?.gemm ?? 'auto';
+    // shader-f16 only where the device was granted it: elsewhere the packed-pair decode, which
+    // every adapter runs (and SwiftShader, which has no f16, checks).
+    this.shaderF16 = (options.kernels?.f16 ?? 'auto') === 'auto' && gpu.hasShaderF16;
+    this.counters = this.freshStats();
+  }
+
+  /** The kernel choice and what the runs since the last reset recorded (a copy); `reset` starts afresh. */
+  stats(reset = false): GpuRunStats {
+    const copy = structuredClone(this.counters);
+    if (reset) this.counters = this.freshStats();
+    return copy;
+  }
+
+  private freshStats(): GpuRunStats {
+    return { gemm: this.gemmChoice, shaderF16: this.shaderF16, gemmKernels: {}, runs: 0, dispatches: 0, passes: 0, submits: 0 };
+  }
+
+  /**
+   * Compiles the pipelines `program` would use for buckets of each of `rowCounts` rows (the GEMM
+   * tile may depend on them), so that a bucket's first run compiles nothing. Pipelines are cached
+   * by kernel, so a bucket of another size reuses them.
+   */
+  compile(program: GpuProgram, rowCounts: number[]): Promise<void> {
+    const result = this.tail.then(async () => {
+      this.checkUsable();
+      await this.reserve(program, 0);
+      const plans = rowCounts.flatMap((rows) => this.plan(program, { tokens: rows, seqs: rows, markers: rows }));
+      await Promise.all(plans.map((p) => this.pipeline(p.kernel)));
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
   }
 
   /** Runs `program` on `batch`; outputs have the batch's rows. Runs queue behind each other. */
@@ -165,9 +219,15 @@ export class GpuExecutor {
     const profiler = this.profiler;
     profiler?.begin(prepared.steps.length);
     const single = profiler === null ? encoder.beginComputePass() : null;
+    const counters = this.counters;
+    counters.runs += 1;
     prepared.steps.forEach((step, i) => {
       const workgroups = step.plan.workgroups(packed.rows);
       if (workgroups === 0) return;
+      counters.dispatches += 1;
+      counters.passes += single === null ? 1 : 0;
+      const key = step.plan.kernel.key;
+      if (key.startsWith('gemm')) counters.gemmKernels[key] = (counters.gemmKernels[key] ?? 0) + 1;
       const [x, y] = grid(workgroups, maxPerDimension);
       const pass = single ?? encoder.beginComputePass(profiler!.passFor(program.steps[i]!.op));
       pass.setPipeline(step.pipeline);
@@ -176,6 +236,7 @@ export class GpuExecutor {
       if (single === null) pass.end();
     });
     single?.end();
+    counters.passes += single === null ? 0 : 1;
     profiler?.finish(encoder);
     let at = 0;
     for (const o of outputs) {
@@ -183,6 +244,7 @@ export class GpuExecutor {
       at += o.floats * 4;
     }
     device.queue.submit([encoder.finish()]);
+    counters.submits += 1;
     const oom = device.popErrorScope();
     const invalid = device.popErrorScope();
 
@@ -233,7 +295,8 @@ export class GpuExecutor {
   private async reserve(program: GpuProgram, readBytes: number): Promise<void> {
     const device = this.gpu.device;
     const bucket = `${program.bucket.tokens} tokens, ${program.bucket.seqs} sequences and ${program.bucket.markers} markers`;
-    const arenaBytes = Math.max(4, program.arenaFloats * 4);
+    // A multiple of 16 bytes: the tiled GEMM binds the arena as array<vec4f>.
+    const arenaBytes = Math.max(16, Math.ceil(program.arenaFloats / 4) * 16);
     const tableBytes = batchWords(program.bucket) * 4;
     const thetas = new Set<number>();
     for (const s of program.steps) if (s.op === 'rope') thetas.add(s.theta);
@@ -315,6 +378,15 @@ export class GpuExecutor {
     return pipeline;
   }
 
+  /** Each step's plan for a bucket of `bucket` rows (reserve() has made its RoPE tables). */
+  private plan(program: GpuProgram, bucket: GpuProgram['bucket']): StepPlan[] {
+    return planSteps(program.steps, {
+      weight: (index) => this.weights.tensor(index),
+      ropeTable: (theta) => this.ropeTables.get(theta)!.buffer,
+      gemm: (kind): GemmContext => ({ choice: this.gemmChoice, f16: this.shaderF16, bucketRows: bucket[kind] }),
+    });
+  }
+
   /** The program's pipelines, parameters and bind groups, made on first use and after buffers grow. */
   private async prepare(program: GpuProgram): Promise<Prepared> {
     const key = JSON.stringify([program.arenaFloats, program.steps]);
@@ -326,12 +398,7 @@ export class GpuExecutor {
     }
     const device = this.gpu.device;
     program.steps.forEach((step, i) => checkStepInArena(step, i, program));
-    const plans = program.steps.map((step, i) =>
-      planStep(step, i, {
-        weight: (index) => this.weights.tensor(index),
-        ropeTable: (theta) => this.ropeTables.get(theta)!.buffer,
-      }),
-    );
+    const plans = this.plan(program, program.bucket);
     const pipelines = await Promise.all(plans.map((p) => this.pipeline(p.kernel)));
     let params = cached?.params;
     if (params === undefined) {

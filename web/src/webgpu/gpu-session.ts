@@ -10,7 +10,7 @@ import { LayaError, throwIfAborted } from '../errors.js';
 import type { OpenedFile } from '../sources/checkpoint-source.js';
 import { readHeader } from '../weights-streamer.js';
 import { requestGpuDevice, type GpuDevice } from './gpu-device.js';
-import { GpuExecutor } from './gpu-executor.js';
+import { GpuExecutor, type GpuKernelOptions } from './gpu-executor.js';
 import { GpuWeights } from './gpu-weights.js';
 import type { StepProfile } from '../request.js';
 import type { GpuBatch, GpuModel, GpuOutputs, GpuProgram } from './program.js';
@@ -32,6 +32,9 @@ interface PendingBatch {
 /** Data-section bytes read per GPU write while loading: the only copy of the file JS ever holds. */
 const kUploadWindow = 4 << 20;
 
+/** Row counts whose GEMM tiles load() compiles: every tile 'auto' picks for buckets up to 8192 rows. */
+const kCompiledRows = [1, 64, 128, 256, 512, 1024, 2048, 4096, 8192];
+
 /** A request that needs more rounds than this is a replay that does not converge: a bug. */
 const kMaxRounds = 16;
 
@@ -45,11 +48,21 @@ export class GpuSession {
   /** While profiling: GFLOP by step kind, and the batches' wall time when the GPU cannot stamp steps. */
   private profiling: { runs: number; ms: number; gflop: Map<string, number> } | null = null;
 
-  constructor(session: LayaSessionHandle, gpu: GpuDevice, weights: GpuWeights) {
+  constructor(session: LayaSessionHandle, gpu: GpuDevice, weights: GpuWeights, kernels: GpuKernelOptions = {}) {
     this.session = session;
     this.gpu = gpu;
     this.weights = weights;
-    this.executor = new GpuExecutor(gpu, weights, { ownsDevice: true });
+    this.executor = new GpuExecutor(gpu, weights, { ownsDevice: true, kernels });
+  }
+
+  /**
+   * Compiles every pipeline the decision graph's programs use, for buckets of up to
+   * kCompiledRows tokens (the GEMM tile depends on the rows), so that no question pays for
+   * compiling: called once by load().
+   */
+  async compileKernels(): Promise<void> {
+    const program = this.program('decision', 1, 1, 1);
+    await this.executor.compile(program, kCompiledRows);
   }
 
   /** Bytes the weights take on the GPU. */
@@ -85,6 +98,7 @@ export class GpuSession {
    */
   setProfiling(on: boolean): void {
     this.executor.setProfiling(on && this.gpu.hasTimestamps);
+    this.executor.stats(true);
     this.profiling = on ? { runs: 0, ms: 0, gflop: new Map() } : null;
   }
 
@@ -94,12 +108,12 @@ export class GpuSession {
     const stamped = this.executor.profile();
     if (stamped === null) {
       const gflop = [...p.gflop.values()].reduce((a, b) => a + b, 0);
-      return { runs: p.runs, steps: p.runs === 0 ? [] : [{ kind: 'gpu_batches', calls: p.runs, ms: p.ms, gflop }] };
+      return { runs: p.runs, steps: p.runs === 0 ? [] : [{ kind: 'gpu_batches', calls: p.runs, ms: p.ms, gflop }], gpu: this.executor.stats() };
     }
     const steps = Object.entries(stamped.byOp).map(([kind, t]) => ({
       kind, calls: t?.calls ?? 0, ms: (t?.seconds ?? 0) * 1e3, gflop: p.gflop.get(kind) ?? 0,
     }));
-    return { runs: stamped.runs, steps };
+    return { runs: stamped.runs, steps, gpu: this.executor.stats() };
   }
 
   /** Destroys every GPU buffer and the device. Idempotent. */
@@ -165,7 +179,7 @@ export async function chooseGpu(backend: 'webgpu' | 'auto', gpu: unknown): Promi
  * JavaScript or wasm memory.
  */
 export async function loadWeightsToGpu(session: LayaSessionHandle, opened: OpenedFile, signal: AbortSignal | undefined,
-                                       gpu: GpuDevice): Promise<GpuSession> {
+                                       gpu: GpuDevice, kernels: GpuKernelOptions = {}): Promise<GpuSession> {
   let weights: GpuWeights | null = null;
   try {
     const { header, size } = await readHeader(session, opened);
@@ -189,8 +203,14 @@ export async function loadWeightsToGpu(session: LayaSessionHandle, opened: Opene
       expectEmptyResult(required(session.outsideCheckVector, 'outsideCheckVector').call(session, index, bytes), 'loading the weights');
     });
     await weights.finish();
-    const loaded = new GpuSession(session, gpu, weights);
+    const loaded = new GpuSession(session, gpu, weights, kernels);
     weights = null;
+    try {
+      await loaded.compileKernels();
+    } catch (error) {
+      loaded.destroy();
+      throw error;
+    }
     return loaded;
   } catch (error) {
     weights?.destroy();

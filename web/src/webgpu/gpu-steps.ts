@@ -5,7 +5,7 @@ import { LayaError } from '../errors.js';
 import type { GpuTensor } from './gpu-weights.js';
 import { planAttention } from './kernels/attention.js';
 import { planAddType, planEmbed } from './kernels/embed.js';
-import { planGemm } from './kernels/gemm.js';
+import { type GemmContext, planGemm, planGemmGeGlu } from './kernels/gemm.js';
 import { planGeGlu } from './kernels/geglu.js';
 import { planLayerNorm } from './kernels/layer-norm.js';
 import { planActFeatures, planGatherMarkers } from './kernels/markers.js';
@@ -18,6 +18,8 @@ export interface StepResources {
   weight(index: number): GpuTensor;
   /** RoPE's cos / sin table for `theta`, covering the program's bucket. */
   ropeTable(theta: number): GPUBuffer;
+  /** How GEMMs over rows of `kind` are to be built (the kernel choice and the bucket's rows). */
+  gemm(kind: GpuRows): GemmContext;
 }
 
 function describeShape(shape: number[]): string {
@@ -73,6 +75,43 @@ export function checkStepInArena(step: GpuStep, index: number, program: GpuProgr
   }
 }
 
+/**
+ * Whether step `index` is a RoPE the next step's attention does itself (the same qkv rows and
+ * heads): the attention then stages q and k rotated, and the RoPE is not dispatched.
+ */
+export function ropeFusedIntoNext(steps: GpuStep[], index: number): boolean {
+  const rope = steps[index];
+  const next = steps[index + 1];
+  return rope?.op === 'rope' && next?.op === 'attention' && next.qkv === rope.qkv && next.heads === rope.heads;
+}
+
+/**
+ * Every step's plan, with two fusions where the graph has the pair: a RoPE into the attention
+ * after it (ropeFusedIntoNext), and a GEMM into the GeGLU after it when it makes exactly the value
+ * the GeGLU reads (planGemmGeGlu; in the encoder's graph nothing else reads that value). A fused
+ * step's partner keeps its plan but is never dispatched (0 workgroups).
+ */
+export function planSteps(steps: GpuStep[], res: StepResources): StepPlan[] {
+  const plans = steps.map((step, i) => planStep(step, i, res));
+  const skip = (i: number) => { plans[i] = { ...plans[i]!, workgroups: () => 0 }; };
+  steps.forEach((step, i) => {
+    const next = steps[i + 1];
+    if (ropeFusedIntoNext(steps, i) && next?.op === 'attention' && step.op === 'rope') {
+      plans[i + 1] = planAttention(next, res.ropeTable(step.theta));
+      skip(i);
+    }
+    if (step.op === 'gemm' && next?.op === 'geglu' && next.x === step.out && next.rows === step.rows) {
+      const w = shaped(res, `GPU step ${i} (gemm)`, 'w', step.w, [step.n, step.k]);
+      const fused = planGemmGeGlu(step, next, (j) => (j === step.w ? w : shaped(res, `GPU step ${i} (gemm)`, 'bias', j, [step.n])), res.gemm(step.rows));
+      if (fused !== null) {
+        plans[i] = fused;
+        skip(i + 1);
+      }
+    }
+  });
+  return plans;
+}
+
 export function planStep(step: GpuStep, index: number, res: StepResources): StepPlan {
   const where = `GPU step ${index} (${step.op})`;
   // Every weight a step names other than a GEMM's matrix is a table [rows, width] or a vector.
@@ -84,7 +123,7 @@ export function planStep(step: GpuStep, index: number, res: StepResources): Step
       return planLayerNorm(step, weight('w or b', [step.width]));
     case 'gemm': {
       const w = shaped(res, where, 'w', step.w, [step.n, step.k]);
-      return planGemm(step, (i) => (i === step.w ? w : shaped(res, where, 'bias', i, [step.n])));
+      return planGemm(step, (i) => (i === step.w ? w : shaped(res, where, 'bias', i, [step.n])), res.gemm(step.rows));
     }
     case 'rope':
       return planRope(step, res.ropeTable(step.theta));

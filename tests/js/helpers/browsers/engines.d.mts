@@ -17,7 +17,7 @@ export interface EnginePage {
   evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>>;
   goto(url: string): Promise<void>;
   reload(): Promise<void>;
-  /** A PNG of the page (the whole page where the engine can; WebKit: the viewport). */
+  /** A PNG of the whole page. */
   screenshot(path: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -44,7 +44,29 @@ class WebKitPage {
 
   async goto(url) { await this.on((s) => s.navigate(url)); }
   async reload() { await this.on((s) => s.refresh()); }
-  async screenshot(path) { await writeFile(path, Buffer.from(await this.on((s) => s.screenshot()), 'base64')); }
+  /**
+   * The whole page: WebDriver's screenshot is the viewport, so the window is grown to the page's
+   * height for the shot (the X display need not be that tall), then given back its size.
+   */
+  async screenshot(path) {
+    const height = await this.evaluate(() => document.documentElement.scrollHeight);
+    const png = await this.on(async (s) => {
+      const rect = await s.call('GET', '/window/rect');
+      const chrome = rect.height - await this.evaluateHere(s, 'return window.innerHeight');
+      if (height + chrome > rect.height) await s.setWindowRect({ width: rect.width, height: height + chrome });
+      try {
+        return await s.screenshot();
+      } finally {
+        await s.setWindowRect({ width: rect.width, height: rect.height });
+      }
+    });
+    await writeFile(path, Buffer.from(png, 'base64'));
+  }
+
+  /** A synchronous script in the current window (inside on(), which holds the driver). */
+  evaluateHere(session, body) {
+    return session.call('POST', '/execute/sync', { script: body, args: [] });
+  }
 
   async close() {
     await this.on((s) => s.closeWindow());

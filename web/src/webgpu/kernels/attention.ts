@@ -1,19 +1,45 @@
+/// <reference types="@webgpu/types" />
 // Attention within each sequence over [q | k | v] token rows, as cpp/kernels/attention.cc: per head
 // of 64, scores q·k (summed over the 64 dims in order) × 1/8, a softmax over the keys the query sees
 // (all of its sequence, or |i − j| <= window), the weighted sum of v. A workgroup takes one head of
 // a block of 16 queries of one sequence (the blocks are listed in the batch table) and walks the
 // keys 16 at a time with an online softmax (running max and sum, rescaled when the max grows).
+//
+// With a RoPE table (planAttention's `rope`), the RoPE step before it is done here instead: q and k
+// are rotated as they are staged, with rope.ts's arithmetic, and the step that would have rotated
+// them in place is not dispatched (gpu-steps.ts fuses the pair). The rotated q and k are then never
+// written back; in the encoder's graph nothing but this attention reads them.
 import { kWgslMath } from './wgsl-math.js';
 import { type KernelSource, ParamWriter, type StepPlan, prelude } from './wgsl-common.js';
 
 /** Queries per workgroup; the batch table lists each sequence's blocks of this many. */
 export const kAttentionQueryBlock = 16;
 
-const kAttentionKernel: KernelSource = {
-  key: 'attention',
-  extraBindings: 0,
-  code: `${prelude('  qkv: u32,\n  out: u32,\n  heads: u32,\n  windowed: u32,\n  window: u32,')}
+// Element t of a q or k head at row_base, rotated for position pos as the RoPE kernel does (dim j
+// pairs with j + 32; angles is ropeTable's [position][pair][cos, sin]).
+const kRopeStaging = `
+@group(0) @binding(3) var<storage, read> angles: array<u32>;
+fn staged(row_base: u32, pos: u32, t: u32) -> f32 {
+  let j = t % 32u;
+  let c = bitcast<f32>(angles[(pos * 32u + j) * 2u]);
+  let sn = bitcast<f32>(angles[(pos * 32u + j) * 2u + 1u]);
+  let lo = arena[row_base + j];
+  let hi = arena[row_base + j + 32u];
+  return select(hi * c + lo * sn, lo * c - hi * sn, t < 32u);
+}
+`;
+
+const kPlainStaging = `
+fn staged(row_base: u32, pos: u32, t: u32) -> f32 { return arena[row_base + t]; }
+`;
+
+function attentionKernel(rope: boolean): KernelSource {
+  return {
+    key: rope ? 'attention/rope' : 'attention',
+    extraBindings: rope ? 1 : 0,
+    code: `${prelude('  qkv: u32,\n  out: u32,\n  heads: u32,\n  windowed: u32,\n  window: u32,')}
 ${kWgslMath}
+${rope ? kRopeStaging : kPlainStaging}
 const QB = 16u;
 const KB = 16u;
 const KSTRIDE = 65u;       // k_tile rows padded so the 16 score invocations of a query hit distinct banks
@@ -44,7 +70,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
   let q = q0 + row;
   for (var c = 0u; c < 4u; c++) {
     var v = 0.0;
-    if (q < len) { v = arena[base + q * stride + sub * 4u + c]; }
+    if (q < len) { v = staged(base + q * stride, q, sub * 4u + c); }
     q_tile[row * 64u + sub * 4u + c] = v;
   }
   // The keys any query of the block sees.
@@ -65,7 +91,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
       var kv = 0.0;
       var vv = 0.0;
       if (key < hi) {
-        kv = arena[base + key * stride + d + sub * 4u + c];
+        kv = staged(base + key * stride + d, key, sub * 4u + c);
         vv = arena[base + key * stride + 2u * d + sub * 4u + c];
       }
       k_tile[row * KSTRIDE + sub * 4u + c] = kv;
@@ -106,15 +132,17 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
   }
 }
 `,
-};
+  };
+}
 
-export function planAttention(step: { qkv: number; out: number; heads: number; window: number | null }): StepPlan {
+/** `rope`: the RoPE table of the step before, fused (ropeTable(theta, n), n at least the longest sequence). */
+export function planAttention(step: { qkv: number; out: number; heads: number; window: number | null }, rope: GPUBuffer | null = null): StepPlan {
   // A window past any sequence's length sees every key; clamping keeps q0 + 16 + window in u32.
   const window = step.window === null ? 0 : Math.min(step.window, 1 << 30);
   return {
-    kernel: kAttentionKernel,
+    kernel: attentionKernel(rope !== null),
     params: new ParamWriter().u(step.qkv).u(step.out).u(step.heads).u(step.window === null ? 0 : 1).u(window),
-    extra: [],
+    extra: rope === null ? [] : [rope],
     workgroups: (rows) => rows.blocks * step.heads,
   };
 }

@@ -1,10 +1,15 @@
 // out = epilogue(a · wᵀ + b), as cpp/kernels/gemm.cc: each output is one f32 sum over k in order
-// (a[t]·w[t] added to the running sum), then the bias, then the epilogue. A workgroup computes a
-// 64 × 64 output tile from 16-wide k slices staged in workgroup memory (weights converted to f32 as
-// they are staged); each of its 256 invocations owns a 4 × 4 block of outputs, strided by 16 so
-// neighbouring invocations read neighbouring words.
+// (a[t]·w[t] added to the running sum), then the bias, then the epilogue. Two kernels:
+// - the register-tiled one (gemm-tiled.ts: vec4 loads, a choice of tiles, shader-f16 staging),
+//   used wherever its vec4 views fit the step (aligned offsets, k and n multiples of 4 or 8);
+// - the scalar one below, for every other step (q8 weights, odd widths): a 64 × 64 output tile
+//   from 16-wide k slices staged in workgroup memory (weights converted to f32 as they are staged);
+//   each of its 256 invocations owns a 4 × 4 block of outputs, strided by 16 so neighbouring
+//   invocations read neighbouring words. It is also the 'scalar' choice, the baseline the bench
+//   times the tiles against.
 import type { GpuTensor } from '../gpu-weights.js';
 import type { GpuDtype, GpuEpilogue, GpuRows } from '../program.js';
+import { type GemmTileName, elementsPerLoad, kGemmTiles, tileFusesGeGlu, tiledGemmKernel } from './gemm-tiled.js';
 import { kF16Decode, weightBindings, weightBuffers, weightReader } from './weight-reader.js';
 import { kWgslMath } from './wgsl-math.js';
 import { type KernelSource, ParamWriter, type StepPlan, prelude, rowsOf, rowsWord } from './wgsl-common.js';
@@ -18,7 +23,7 @@ const kEpilogues: Record<GpuEpilogue, string> = {
   accumulate: 'arena[o] = arena[o] + v;',
 };
 
-function gemmKernel(w: GpuDtype, b: GpuDtype | null, epilogue: GpuEpilogue): KernelSource {
+function scalarGemmKernel(w: GpuDtype, b: GpuDtype | null, epilogue: GpuEpilogue): KernelSource {
   const bias = b === null ? '' : weightReader('bias', b, 3 + weightBindings(w));
   return {
     key: `gemm/${w}/${b ?? 'none'}/${epilogue}`,
@@ -99,17 +104,100 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
   };
 }
 
+/** Which GEMM kernel the steps use: 'auto' (a tile by the bucket's rows), 'scalar', or one tile. */
+export type GemmChoice = 'auto' | 'scalar' | GemmTileName;
+
+export const kGemmChoices: readonly GemmChoice[] = ['auto', 'scalar', ...(Object.keys(kGemmTiles) as GemmTileName[])];
+
+/** What planGemm needs beyond the step: the choice, whether shader-f16 staging may be used, the bucket's rows. */
+export interface GemmContext {
+  choice: GemmChoice;
+  f16: boolean;
+  /** The bucket's rows of the step's kind (the most the step runs on). */
+  bucketRows: number;
+}
+
+/** Workgroups a tiling gives an m × n GEMM. */
+function tilesFor(tile: GemmTileName, m: number, n: number): number {
+  const t = kGemmTiles[tile];
+  return Math.ceil(m / t.bm) * Math.ceil(n / t.bn);
+}
+
+/**
+ * 'auto': the widest tile (most reuse per load) that still gives the GEMM at least 256 workgroups,
+ * enough to fill a large GPU; if none does (small M and N), the one giving the most. The encoder's
+ * shapes (M 64-512, N 1024-5248) land on 32 × 32 to 64 × 128.
+ */
+export function autoTile(m: number, n: number, among: (t: GemmTileName) => boolean = () => true): GemmTileName {
+  const byArea = (Object.keys(kGemmTiles) as GemmTileName[]).filter(among).sort((x, y) => {
+    const [a, b] = [kGemmTiles[x], kGemmTiles[y]];
+    return b.bm * b.bn - a.bm * a.bn || b.bn - a.bn;
+  });
+  return byArea.find((t) => tilesFor(t, m, n) >= 256) ?? byArea[byArea.length - 1]!;
+}
+
+/** Whether the tiled kernel's vec4 views fit the step: its offsets and widths, and its weights' dtype. */
+export function tiledFits(step: { a: number; out: number; k: number; n: number }, w: GpuDtype): boolean {
+  if (w === 'I8') return false;
+  return step.a % 4 === 0 && step.out % 4 === 0 && step.n % 4 === 0 && step.k % elementsPerLoad(w) === 0;
+}
+
 export function planGemm(
   step: { a: number; out: number; rows: GpuRows; k: number; n: number; w: number; b: number | null; epilogue: GpuEpilogue },
   weight: (i: number) => GpuTensor,
+  context: GemmContext,
 ): StepPlan {
   const w = weight(step.w);
   const b = step.b === null ? null : weight(step.b);
+  const extra = [...weightBuffers(w), ...(b === null ? [] : weightBuffers(b))];
+  const dtype = w.weight.dtype;
+  if (context.choice !== 'scalar' && tiledFits(step, dtype)) {
+    const tile = context.choice === 'auto' ? autoTile(context.bucketRows, step.n) : context.choice;
+    const { bm, bn } = kGemmTiles[tile];
+    const tilesN = Math.ceil(step.n / bn);
+    return {
+      kernel: tiledGemmKernel(tile, dtype, b?.weight.dtype ?? null, step.epilogue, context.f16),
+      params: new ParamWriter().u(step.a).u(step.out).u(rowsWord(step.rows)).u(step.k).u(step.n),
+      extra,
+      workgroups: (rows) => Math.ceil(rowsOf(rows, step.rows) / bm) * tilesN,
+    };
+  }
   const tilesN = Math.ceil(step.n / kGemmTile);
   return {
-    kernel: gemmKernel(w.weight.dtype, b?.weight.dtype ?? null, step.epilogue),
+    kernel: scalarGemmKernel(dtype, b?.weight.dtype ?? null, step.epilogue),
     params: new ParamWriter().u(step.a).u(step.out).u(rowsWord(step.rows)).u(step.k).u(step.n),
-    extra: [...weightBuffers(w), ...(b === null ? [] : weightBuffers(b))],
+    extra,
     workgroups: (rows) => Math.ceil(rowsOf(rows, step.rows) / kGemmTile) * tilesN,
+  };
+}
+
+/**
+ * The GEMM and the GeGLU after it as one dispatch (gemm-tiled.ts, `geglu`): `step` makes the
+ * [rows, 2h] value the GeGLU step reads, `geglu` writes the [rows, h] result. Null where the pair
+ * cannot be fused (the scalar choice, a tile without two vec4s per invocation, widths or offsets
+ * the vec4 views do not fit, an epilogue already): the two steps then run apart.
+ */
+export function planGemmGeGlu(
+  step: { a: number; out: number; rows: GpuRows; k: number; n: number; w: number; b: number | null; epilogue: GpuEpilogue },
+  geglu: { out: number; n: number },
+  weight: (i: number) => GpuTensor,
+  context: GemmContext,
+): StepPlan | null {
+  const w = weight(step.w);
+  const dtype = w.weight.dtype;
+  const h = geglu.n;
+  if (context.choice === 'scalar' || step.epilogue !== 'none' || step.n !== 2 * h) return null;
+  if (!tiledFits({ a: step.a, out: geglu.out, k: step.k, n: h }, dtype)) return null;
+  const fuses = (t: GemmTileName) => tileFusesGeGlu(kGemmTiles[t]);
+  const tile = context.choice === 'auto' ? autoTile(context.bucketRows, step.n, fuses) : context.choice;
+  if (!fuses(tile)) return null;
+  const b = step.b === null ? null : weight(step.b);
+  const { bm, bn } = kGemmTiles[tile];
+  const tilesN = Math.ceil(h / (bn / 2));
+  return {
+    kernel: tiledGemmKernel(tile, dtype, b?.weight.dtype ?? null, 'none', context.f16, true),
+    params: new ParamWriter().u(step.a).u(geglu.out).u(rowsWord(step.rows)).u(step.k).u(h),
+    extra: [...weightBuffers(w), ...(b === null ? [] : weightBuffers(b))],
+    workgroups: (rows) => Math.ceil(rowsOf(rows, step.rows) / bm) * tilesN,
   };
 }

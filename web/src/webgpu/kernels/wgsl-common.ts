@@ -42,15 +42,19 @@ export interface KernelSource {
   extraBindings: number;
 }
 
-/** The declarations every kernel starts with; `params` is the body of its Params struct. */
-export function prelude(params: string): string {
+/**
+ * The declarations every kernel starts with; `params` is the body of its Params struct. `arena`
+ * 'vec4f' views the arena as vec4s (the register-tiled GEMM's aligned loads and stores: the buffer's
+ * size is a multiple of 16 bytes); offsets into it then count vec4s.
+ */
+export function prelude(params: string, arena: 'f32' | 'vec4f' = 'f32', enables = ''): string {
   const header = Object.entries(kBatchHeader).map(([name, word]) => `const H_${name.toUpperCase()}: u32 = ${word}u;`).join('\n');
-  return `
+  return `${enables}
 struct Params {
 ${params}
 }
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> arena: array<f32>;
+@group(0) @binding(1) var<storage, read_write> arena: array<${arena}>;
 @group(0) @binding(2) var<storage, read> batch: array<u32>;
 ${header}
 

@@ -1,0 +1,89 @@
+// The bench page's script (bundled by run.mjs from the package's browser sources): the driver calls
+// window.pageLoadBench.* through the engine seam and reads back plain numbers.
+import { load } from '../../web/src/index.browser.ts';
+
+const kCacheName = 'laya-wasm-bench';
+
+window.pageLoadBench = {
+  /** The page's wire time: a plain fetch of the weights, read chunk by chunk to the end and dropped. */
+  async wire(url) {
+    const t0 = performance.now();
+    const reader = (await fetch(url, { cache: 'no-store' })).body.getReader();
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+    }
+    return { seconds: (performance.now() - t0) / 1000, bytes };
+  },
+
+  /** Empties both stores, so the next load is a first load. */
+  async clear() {
+    await caches.delete(kCacheName).catch(() => false);
+    const root = await navigator.storage?.getDirectory?.().catch(() => undefined);
+    await root?.removeEntry(kCacheName, { recursive: true }).catch(() => undefined);
+  },
+
+  /** One load of the checkpoint with options.cache, timed, with the store's warnings. */
+  async load({ hubUrl, repo, store, moduleUrl }) {
+    const warnings = [];
+    let fromNetwork = 0;
+    // The weights' answer: 200 (downloaded) or 304 (read from the store), so the table shows which.
+    let weightsStatus = null;
+    const counted = async (url, init) => {
+      const answer = await fetch(url, init);
+      if (url.endsWith('/model.safetensors')) weightsStatus = answer.status;
+      return answer;
+    };
+    const t0 = performance.now();
+    const model = await load({ repo, hubUrl }, {
+      cache: kCacheName, cacheStore: store, threads: 1, wasm: { moduleUrl }, fetch: counted,
+      onWarning: (w) => warnings.push(w),
+      onProgress: (e) => { if (e.type === 'download' && e.file === 'model.safetensors') fromNetwork = e.loaded; },
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    model.dispose();
+    // The checkpoint's own warnings (random weights) are not the store's.
+    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus };
+  },
+
+  /**
+   * Why a store load costs what it does: the stored weights read three ways into one buffer of
+   * their size, without the engine: the Cache API entry's body stream chunk by chunk (what the
+   * package did before issue 24), the same entry as a Blob in 16 MiB slices (what it does now),
+   * and the OPFS file in 16 MiB slices.
+   */
+  async readStore(url) {
+    const out = {};
+    const cached = await (await caches.open(kCacheName)).match(url);
+    out.found = cached !== undefined;
+    if (cached !== undefined) {
+      let heap = null;
+      let t0 = performance.now();
+      const reader = cached.body.getReader();
+      let at = 0;
+      let chunks = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        heap ??= new Uint8Array(Number(cached.headers.get('x-laya-size')));
+        heap.set(value, at);
+        at += value.byteLength;
+        chunks += 1;
+      }
+      out.cacheStream = { seconds: (performance.now() - t0) / 1000, chunks, meanChunk: Math.round(at / Math.max(1, chunks)) };
+      t0 = performance.now();
+      const blob = await (await (await caches.open(kCacheName)).match(url)).blob();
+      const blobSeconds = (performance.now() - t0) / 1000;
+      for (let pos = 0; pos < blob.size; pos += 16 << 20) heap.set(new Uint8Array(await blob.slice(pos, Math.min(blob.size, pos + (16 << 20))).arrayBuffer()), pos);
+      out.cacheSlices = { seconds: (performance.now() - t0) / 1000, blobSeconds };
+    }
+    return out;
+  },
+
+  userAgent() {
+    return navigator.userAgent;
+  },
+};
+document.body.dataset.ready = 'true';

@@ -1,0 +1,39 @@
+// Which store a page gets: 'auto' follows the engine's measured choice (user agent) and falls back
+// to the other store when the first is missing or refused; a store named by options.cacheStore has
+// no fallback; neither store at all is a refusal naming why each failed.
+import { measuredStore, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
+import type { CacheLike } from '../../../web/src/browser/store/cache-api-store.js';
+import type { DirectoryLike } from '../../../web/src/browser/store/opfs-store.js';
+
+const kChromeUa = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+const kFirefoxUa = 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0';
+const kSafariUa = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Safari/605.1.15';
+
+const cache: CacheLike = { match: async () => undefined, put: async () => undefined, delete: async () => false };
+const folder: DirectoryLike = {
+  getFileHandle: async () => { throw new Error('unused'); },
+  getDirectoryHandle: async () => folder,
+  removeEntry: async () => undefined,
+};
+const securityError = (): never => { throw Object.assign(new Error('The operation is insecure.'), { name: 'SecurityError' }); };
+
+test('each engine gets the store measured fastest to load from', () => {
+  expect(measuredStore(kChromeUa)).toBe('cache-api');
+  expect(measuredStore(kFirefoxUa)).toBe('opfs');
+  expect(measuredStore(kSafariUa)).toBe('cache-api');
+});
+
+test("'auto' falls back to the other store when the measured one is refused", async () => {
+  const globals: StorageGlobals = { caches: { open: async () => cache }, navigator: { userAgent: kFirefoxUa, storage: { getDirectory: async () => securityError() } } };
+  expect(await openStore(globals, 'x', 'auto')).toMatchObject({ kind: 'cache-api' });
+  expect(await openStore({ ...globals, navigator: { userAgent: kFirefoxUa, storage: { getDirectory: async () => folder } } }, 'x', 'auto'))
+    .toMatchObject({ kind: 'opfs' });
+});
+
+test('a store named by options.cacheStore has no fallback; none at all is a refusal naming each reason', async () => {
+  const globals: StorageGlobals = { caches: { open: async () => cache }, navigator: { userAgent: kChromeUa, storage: { getDirectory: async () => securityError() } } };
+  expect(await openStore(globals, 'x', 'opfs')).toEqual({ refused: 'the origin private file system: SecurityError: The operation is insecure.' });
+  expect(await openStore({ navigator: { userAgent: kSafariUa } }, 'x', 'auto')).toEqual({
+    refused: 'the Cache API: the Cache API is missing (an insecure context?); the origin private file system: navigator.storage.getDirectory is missing',
+  });
+});

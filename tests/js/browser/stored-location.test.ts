@@ -1,0 +1,205 @@
+// The page's store location (stored-location.ts) on an in-memory Cache API, in Node: a first load
+// stores every file while it streams in (one request each), a second revalidates (304) and reads
+// the store; a torn entry, a changed remote file, a quota too small, a store that fails mid-write
+// and an abort during either load each leave no half entry. The same cases run in real browsers
+// in page-store.test.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CacheApiStore, type CacheLike } from '../../../web/src/browser/store/cache-api-store.js';
+import { StoredLocation, type EstimateFunction } from '../../../web/src/browser/store/stored-location.js';
+import { loadModelWith } from '../../../web/src/load.js';
+import type { LoadProgressEvent } from '../../../web/src/options.js';
+import type { Runtime } from '../../../web/src/runtime.js';
+import { kCheckpointFiles } from '../../../web/src/sources/checkpoint-source.js';
+import { hubFileUrls } from '../../../web/src/sources/file-urls.js';
+import { HttpLocation } from '../../../web/src/sources/http-location.js';
+import { FakeCore } from '../helpers/fake-core.js';
+import { startCheckpointServer, type CheckpointServer, type ServerBehaviour } from '../helpers/checkpoint-server.js';
+import { expectSameBytes, kTinyCheckpoint, safetensorsDataSection } from '../helpers/fixtures.js';
+
+/** Stores bodies as bytes, as a browser stores them on disk; a body that errors stores nothing. */
+class MemoryCache implements CacheLike {
+  readonly entries = new Map<string, { body: Uint8Array; headers: Headers }>();
+  /** Throws this from the body's read after so many bytes (a disk that fills up). */
+  failAfter: { bytes: number; error: Error } | undefined;
+  async match(url: string): Promise<Response | undefined> {
+    const entry = this.entries.get(url);
+    return entry && new Response(entry.body as BodyInit, { headers: entry.headers });
+  }
+  async put(url: string, response: Response): Promise<void> {
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (this.failAfter !== undefined && total > this.failAfter.bytes) {
+        await reader.cancel();
+        throw this.failAfter.error;
+      }
+      parts.push(value);
+    }
+    this.entries.set(url, { body: new Uint8Array(Buffer.concat(parts)), headers: response.headers });
+  }
+  async delete(url: string): Promise<boolean> {
+    return this.entries.delete(url);
+  }
+}
+
+const kPrefix = '/org/tiny/resolve/main/';
+const kWeights = join(kTinyCheckpoint, 'model.safetensors');
+const kWeightsSize = readFileSync(kWeights).length;
+const kEtags = Object.fromEntries(kCheckpointFiles.map((f) => [f, `"v1-${f}"`]));
+let server: CheckpointServer;
+afterEach(async () => server?.close());
+
+interface Loaded { fake: FakeCore; warnings: string[]; events: LoadProgressEvent[] }
+
+async function loadOnce(cache: MemoryCache, options: { estimate?: EstimateFunction; signal?: AbortSignal } = {}): Promise<Loaded> {
+  const fake = new FakeCore();
+  const warnings: string[] = [];
+  const events: LoadProgressEvent[] = [];
+  const runtime: Runtime = {
+    locate: async (source, resolved) => new StoredLocation(
+      new HttpLocation(hubFileUrls(source as { repo: string; hubUrl: string }), resolved.fetch), new CacheApiStore(cache),
+      { onWarning: resolved.onWarning, estimate: options.estimate }),
+    createCore: async () => ({ core: await fake.factory() }),
+    cores: () => 1,
+  };
+  (await loadModelWith(runtime, { repo: 'org/tiny', hubUrl: server.origin }, {
+    onWarning: (w) => warnings.push(w), onProgress: (e) => events.push(e), ...(options.signal ? { signal: options.signal } : {}),
+  })).dispose();
+  return { fake, warnings, events };
+}
+
+const entryOf = (cache: MemoryCache, file: string) => cache.entries.get(`${server.origin}${kPrefix}${file}`);
+const serve = async (behaviour: ServerBehaviour = {}) => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint }, { etag: { ...kEtags }, ...behaviour });
+};
+
+test('a first load stores each file as it streams in, and the next revalidates and reads the store', async () => {
+  await serve({ chunkBytes: 100000 });
+  const cache = new MemoryCache();
+  const first = await loadOnce(cache);
+  expect(server.requests).toEqual(kCheckpointFiles.map((f) => `GET ${kPrefix}${f}`));
+  for (const f of kCheckpointFiles) {
+    expect(Buffer.from(entryOf(cache, f)?.body ?? []).equals(readFileSync(join(kTinyCheckpoint, f)))).toBe(true);
+  }
+  expectSameBytes(first.fake.session.weights, safetensorsDataSection(kWeights));
+  expect(first.warnings).toEqual([]);
+
+  const before = server.requests.length;
+  const second = await loadOnce(cache);
+  expect(server.requests.slice(before)).toEqual(kCheckpointFiles.map((f) => `GET ${kPrefix}${f} if-none-match=${kEtags[f]}`));
+  expectSameBytes(second.fake.session.weights, safetensorsDataSection(kWeights));
+  const fromStore = second.events.filter((e) => e.type === 'download' && e.file === 'model.safetensors');
+  expect(fromStore.at(-1)).toEqual({ type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize });
+});
+
+test('a body that ends early is a network error and is not stored', async () => {
+  await serve({ noContentLength: ['model.safetensors'], endAfter: { 'model.safetensors': 400000 } });
+  const cache = new MemoryCache();
+  const error = await loadOnce(cache).catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: 'network' });
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+});
+
+test('a connection cut mid-body leaves no entry for that file', async () => {
+  await serve({ cutAfter: { 'model.safetensors': 300000 }, ranges: false });
+  const cache = new MemoryCache();
+  await expect(loadOnce(cache)).rejects.toMatchObject({ code: 'network' });
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+});
+
+test('a torn entry (fewer bytes than its record) is downloaded again, never loaded truncated', async () => {
+  await serve();
+  const cache = new MemoryCache();
+  await loadOnce(cache);
+  const entry = entryOf(cache, 'model.safetensors');
+  if (entry === undefined) throw new Error('not stored');
+  entry.body = entry.body.subarray(0, 1000);
+  const before = server.requests.length;
+  const again = await loadOnce(cache);
+  expect(server.requests.slice(before)).toContain(`GET ${kPrefix}model.safetensors`);
+  expectSameBytes(again.fake.session.weights, safetensorsDataSection(kWeights));
+  expect(entryOf(cache, 'model.safetensors')?.body.byteLength).toBe(kWeightsSize);
+});
+
+test('a file that changed on the server (new ETag) replaces the stored one', async () => {
+  await serve();
+  const cache = new MemoryCache();
+  await loadOnce(cache);
+  await server.close();
+  await serve({ etag: { ...kEtags, 'model.safetensors': '"v2"' } });
+  const first = new Map(cache.entries);
+  // The old entries are keyed by the old server's origin; copy them to the new one.
+  cache.entries.clear();
+  for (const [url, entry] of first) cache.entries.set(url.replace(/^http:\/\/[^/]+/, server.origin), entry);
+  const again = await loadOnce(cache);
+  expect(server.requests).toContain(`GET ${kPrefix}model.safetensors if-none-match=${kEtags['model.safetensors']}`);
+  expect(entryOf(cache, 'model.safetensors')?.headers.get('x-laya-etag')).toBe('"v2"');
+  expectSameBytes(again.fake.session.weights, safetensorsDataSection(kWeights));
+});
+
+test('a quota too small loads from the network unstored, naming the bytes needed and available', async () => {
+  await serve();
+  const cache = new MemoryCache();
+  const loaded = await loadOnce(cache, { estimate: async () => ({ usage: 1000, quota: 5000 }) });
+  expectSameBytes(loaded.fake.session.weights, safetensorsDataSection(kWeights));
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+  expect(loaded.warnings.find((w) => w.includes('model.safetensors'))).toBe(
+    `laya-wasm: model.safetensors (${kWeightsSize} bytes) is loaded from the network without being stored: the browser gives this site 4000 bytes of storage`);
+});
+
+test('a QuotaExceededError while storing stops the storing, not the load, and leaves no entry', async () => {
+  await serve({ chunkBytes: 65536 });
+  const cache = new MemoryCache();
+  cache.failAfter = { bytes: 200000, error: Object.assign(new Error('the quota has been exceeded'), { name: 'QuotaExceededError' }) };
+  const loaded = await loadOnce(cache, { estimate: async () => ({ usage: 0, quota: 1e9 }) });
+  expectSameBytes(loaded.fake.session.weights, safetensorsDataSection(kWeights));
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+  const warning = loaded.warnings.find((w) => w.includes('model.safetensors')) ?? '';
+  expect(warning).toMatch(new RegExp(`^laya-wasm: model\\.safetensors \\(${kWeightsSize} bytes\\) is loaded from the network without being stored: ` +
+    'storing it failed \\(QuotaExceededError: the quota has been exceeded\\); 1000000000 bytes of storage are available$'));
+});
+
+test('an abort during the download or during a load from the store frees everything and leaves no half entry', async () => {
+  await serve({ chunkBytes: 65536, chunkDelayMs: 5 });
+  const cache = new MemoryCache();
+  const controller = new AbortController();
+  const fake = new FakeCore();
+  const aborted = loadOnceWith(cache, fake, controller.signal, () => controller.abort());
+  await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+  expect(fake.live).toBe(0);
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+
+  await loadOnce(cache);
+  const stored = new AbortController();
+  const second = new FakeCore();
+  await expect(loadOnceWith(cache, second, stored.signal, () => stored.abort())).rejects.toMatchObject({ name: 'AbortError' });
+  expect(second.live).toBe(0);
+  expect(entryOf(cache, 'model.safetensors')?.body.byteLength).toBe(kWeightsSize);
+});
+
+/** A load that calls `abortNow` once the weights' first bytes are in. */
+async function loadOnceWith(cache: MemoryCache, fake: FakeCore, signal: AbortSignal, abortNow: () => void): Promise<void> {
+  const runtime: Runtime = {
+    locate: async (source, resolved) => new StoredLocation(
+      new HttpLocation(hubFileUrls(source as { repo: string; hubUrl: string }), resolved.fetch), new CacheApiStore(cache),
+      { onWarning: resolved.onWarning }),
+    createCore: async () => ({ core: await fake.factory() }),
+    cores: () => 1,
+  };
+  let called = false;
+  const model = await loadModelWith(runtime, { repo: 'org/tiny', hubUrl: server.origin }, {
+    signal, onWarning: () => undefined,
+    onProgress: (e) => {
+      if (!called && e.type === 'download' && e.file === 'model.safetensors' && e.loaded > 0) {
+        called = true;
+        abortNow();
+      }
+    },
+  });
+  model.dispose();
+}

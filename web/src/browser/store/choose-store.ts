@@ -1,0 +1,50 @@
+// Which WeightStore a page gets: options.cacheStore, or for 'auto' the one measured fastest in
+// its engine by `npm run bench:page-load` (README "Page load"), falling back to the other when
+// the first is missing or refused. Storage that is refused altogether (an opaque origin, a private
+// window) means no store: the load goes on from the network and onWarning says why.
+import { CacheApiStore, type CacheLike } from './cache-api-store.js';
+import { OpfsStore, type DirectoryLike } from './opfs-store.js';
+import { describeStorageError } from './stored-location.js';
+import type { StoreKind, WeightStore } from './weight-store.js';
+
+export interface StorageGlobals {
+  caches?: { open(name: string): Promise<CacheLike> } | undefined;
+  navigator?: { userAgent?: string; storage?: { getDirectory?: () => Promise<DirectoryLike> } } | undefined;
+}
+
+export type StoreOption = 'auto' | StoreKind;
+
+/**
+ * The engine's measured choice (bench:page-load, README "Page load"): the store a reload loads
+ * fastest from, since a page pays that on every visit and the first load once. Chromium: the
+ * Cache API (3.2 s from it, 4.6 s from the OPFS, beside Node's 5.1 s); Firefox: the OPFS (5.9 s,
+ * 12.6 s from its Cache API); WebKit: the Cache API, the only store WebKitGTK has.
+ */
+export function measuredStore(userAgent: string): StoreKind {
+  if (/Firefox\//.test(userAgent)) return kMeasured.firefox;
+  if (/AppleWebKit\//.test(userAgent) && !/Chrome\/|Chromium\//.test(userAgent)) return kMeasured.webkit;
+  return kMeasured.chromium;
+}
+
+const kMeasured: Record<'chromium' | 'firefox' | 'webkit', StoreKind> = { chromium: 'cache-api', firefox: 'opfs', webkit: 'cache-api' };
+
+/** The store named `name` for this page, or the reason there is none. */
+export async function openStore(globals: StorageGlobals, name: string, option: StoreOption): Promise<WeightStore | { refused: string }> {
+  const first = option === 'auto' ? measuredStore(globals.navigator?.userAgent ?? '') : option;
+  const order: StoreKind[] = option === 'auto' ? [first, first === 'opfs' ? 'cache-api' : 'opfs'] : [first];
+  const reasons: string[] = [];
+  for (const kind of order) {
+    try {
+      if (kind === 'cache-api') {
+        if (globals.caches === undefined) throw new Error('the Cache API is missing (an insecure context?)');
+        return new CacheApiStore(await globals.caches.open(name));
+      }
+      const getDirectory = globals.navigator?.storage?.getDirectory;
+      if (getDirectory === undefined) throw new Error('navigator.storage.getDirectory is missing');
+      return await OpfsStore.open(await getDirectory.call(globals.navigator?.storage), name);
+    } catch (error) {
+      reasons.push(`${kind === 'opfs' ? 'the origin private file system' : 'the Cache API'}: ${describeStorageError(error)}`);
+    }
+  }
+  return { refused: reasons.join('; ') };
+}

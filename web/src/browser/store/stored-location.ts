@@ -1,0 +1,177 @@
+// Hub and URL checkpoints in a page, kept in a WeightStore. One pass on a first load: the
+// download's bytes go on to wasm memory (or the GPU buffers) as they arrive while the same bytes
+// are written to the store, gathered in 8 MiB pieces (kStoreWriteBytes), of which the store holds
+// at most kStoreBoundBytes (16 MiB) in flight before the download waits for it: 24 MiB at most
+// between the network and the disk. The entry is committed only when the body ended with every byte; any failure or
+// abort removes it. A stored file is used only when complete (the store checks its length against
+// the record) and, when its validators allow, still the server's version (a conditional GET: 304
+// serves the store, a new version replaces it). Storage faults (quota, refusal) never fail a load:
+// it goes on from the network unstored and onWarning says why, with the bytes needed and available.
+import { describeError } from '../../errors.js';
+import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from '../../sources/checkpoint-source.js';
+import type { FetchedFile, HttpLocation } from '../../sources/http-location.js';
+import { BlobByteReader } from '../../stream/blob-byte-reader.js';
+import { StreamByteReader } from '../../stream/stream-byte-reader.js';
+import { coalescing, recordOf, type StoreWriter, type StoredFile, type WeightStore } from './weight-store.js';
+
+/** navigator.storage's estimate(), where the engine has it. */
+export type EstimateFunction = () => Promise<{ usage?: number; quota?: number }>;
+
+export interface StoredLocationOptions {
+  onWarning: (message: string) => void;
+  estimate?: EstimateFunction | undefined;
+}
+
+export class StoredLocation implements CheckpointLocation {
+  readonly description: string;
+
+  constructor(private readonly network: HttpLocation, private readonly store: WeightStore,
+              private readonly options: StoredLocationOptions) {
+    this.description = `${network.description} (stored in the ${store.kind === 'opfs' ? 'origin private file system' : 'Cache API'})`;
+  }
+
+  async open(file: CheckpointFileName, options: OpenOptions): Promise<OpenedFile> {
+    const url = this.network.urls.fileUrl(file);
+    const stored = await this.store.find(url).catch((error: unknown) => {
+      this.options.onWarning(`laya-wasm: ${file}: the browser store could not be read (${describeError(error)}); downloading it`);
+      return undefined;
+    });
+    let fetched: FetchedFile;
+    if (stored === undefined) {
+      fetched = await this.network.fetchFile(file, options);
+    } else {
+      const { etag, lastModified } = stored.record;
+      // Without validators the server cannot say whether the file changed: the stored copy serves.
+      const answer = etag === undefined && lastModified === undefined ? 'unchanged' : await this.network.revalidate(file, stored.record, options);
+      if (answer === 'unchanged') return this.fromStore(file, url, stored, options);
+      if ('unreachable' in answer) {
+        this.options.onWarning(`laya-wasm: ${file}: could not ask ${url} whether it changed (${answer.unreachable}); using the stored copy`);
+        return this.fromStore(file, url, stored, options);
+      }
+      // A new version: the old one is never read again, whatever happens to this download.
+      await this.store.remove(url);
+      fetched = answer;
+    }
+    options.onSize?.(fetched.size);
+    const writer = await this.startWriting(file, fetched);
+    return {
+      file,
+      location: fetched.url,
+      size: fetched.size,
+      reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options), {
+        file, location: fetched.url, size: fetched.size, failureCode: 'network', signal: options.signal, onBytes: options.onBytes,
+      }),
+    };
+  }
+
+  private fromStore(file: CheckpointFileName, url: string, stored: StoredFile, options: OpenOptions): OpenedFile {
+    options.onSize?.(stored.record.size);
+    return {
+      file,
+      location: url,
+      size: stored.record.size,
+      reader: new BlobByteReader(stored.blob, { file, location: `${url} (stored)`, signal: options.signal, onBytes: options.onBytes }),
+    };
+  }
+
+  /** A writer for the download, or null (with a warning) when it cannot or should not be stored. */
+  private async startWriting(file: CheckpointFileName, fetched: FetchedFile): Promise<StoreWriter | null> {
+    const { size, url } = fetched;
+    if (size === undefined) {
+      this.options.onWarning(`laya-wasm: ${file}: ${url} sent no size, so it is loaded without being stored`);
+      return null;
+    }
+    const available = await estimateAvailable(this.options.estimate);
+    if (available !== undefined) {
+      if (available < size) {
+        this.options.onWarning(notStored(file, size, `the browser gives this site ${available} bytes of storage`));
+        return null;
+      }
+    }
+    try {
+      return coalescing(await this.store.begin(url, recordOf(fetched.headers, size)));
+    } catch (error) {
+      this.options.onWarning(notStored(file, size, `the browser refused storage (${describeStorageError(error)})`));
+      return null;
+    }
+  }
+}
+
+/** "QuotaExceededError: ..." for a DOMException (its name is what tells the fault), else the message. */
+export function describeStorageError(error: unknown): string {
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name !== 'Error' && !describeError(error).startsWith(name) ? `${name}: ${describeError(error)}` : describeError(error);
+}
+
+function notStored(file: string, size: number, why: string): string {
+  return `laya-wasm: ${file} (${size} bytes) is loaded from the network without being stored: ${why}`;
+}
+
+/**
+ * The download's body, every chunk also handed to `writer`; committed when the body ends with
+ * `size` bytes, removed on any failure, cancel or abort. A store fault (quota) stops the storing,
+ * not the load.
+ */
+function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWarning, estimate }: StoredLocationOptions): ReadableStream<Uint8Array> {
+  const reader = fetched.body.getReader();
+  const size = fetched.size as number;
+  let active: StoreWriter | null = writer;
+  let written = 0;
+  const drop = async (): Promise<void> => {
+    const w = active;
+    active = null;
+    await w?.abort().catch(() => undefined);
+  };
+  const fault = async (error: unknown): Promise<void> => {
+    await drop();
+    const available = await estimateAvailable(estimate);
+    onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
+      (available === undefined ? '; the browser does not say how much storage is available' : `; ${available} bytes of storage are available`)));
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        await drop();
+        throw error;
+      }
+      if (result.done) {
+        if (active !== null) {
+          if (written !== size) {
+            await drop();
+          } else {
+            try {
+              await active.commit();
+              active = null;
+            } catch (error) {
+              await fault(error);
+            }
+          }
+        }
+        controller.close();
+        return;
+      }
+      const chunk = result.value;
+      if (active !== null) {
+        try {
+          await active.write(chunk);
+          written += chunk.byteLength;
+        } catch (error) {
+          await fault(error);
+        }
+      }
+      controller.enqueue(chunk);
+    },
+    async cancel(reason) {
+      await drop();
+      await reader.cancel(reason).catch(() => undefined);
+    },
+  }, { highWaterMark: 0 });
+}
+
+async function estimateAvailable(estimate: EstimateFunction | undefined): Promise<number | undefined> {
+  const given = await estimate?.().catch(() => undefined);
+  return given?.quota === undefined ? undefined : Math.max(0, given.quota - (given.usage ?? 0));
+}
