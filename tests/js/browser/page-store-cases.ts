@@ -12,7 +12,7 @@ export type CaseName = 'store-then-revalidate' | 'torn' | 'changed' | 'quota-est
 export interface CaseResult {
   /** SHA-256 of what reached wasm memory, per load. */
   digests: string[];
-  /** The checkpoint requests, per load: "file" or "file if-none-match". */
+  /** The checkpoint requests, per load, sorted: "file" or "file if-none-match". */
   requests: string[][];
   warnings: string[];
   /** Bytes the store holds for the weights after the case (0: no entry), and its recorded ETag. */
@@ -61,7 +61,8 @@ export async function runCase(name: CaseName, store: StoreName, hubUrl: string):
     } catch (error) {
       result.errors.push(`${(error as Error).name}: ${(error as Error).message}`);
     }
-    result.requests.push(requests);
+    // The five files are asked for at once: sorted, since their order is the network's.
+    result.requests.push([...requests].sort());
     result.lastWeightEvents.push(last);
   };
 

@@ -25,8 +25,8 @@ const kPrefix = '/org/tiny/resolve/main/';
 const kWeightsPath = join(kTinyCheckpoint, 'model.safetensors');
 const kWeightsSize = readFileSync(kWeightsPath).length;
 const kDigest = createHash('sha256').update(safetensorsDataSection(kWeightsPath)).digest('hex');
-const kFiles = [...kCheckpointFiles];
-const kRevalidated = kFiles.map((f) => `${f} if-none-match`);
+const kFiles = [...kCheckpointFiles].sort();
+const kRevalidated = kFiles.map((f) => `${f} if-none-match`).sort();
 const kNotStored = `laya-wasm: model.safetensors (${kWeightsSize} bytes) is loaded from the network without being stored: `;
 
 describeInEngines('the page store', (browser) => {
