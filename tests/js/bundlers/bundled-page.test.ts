@@ -58,7 +58,9 @@ describeInEngines('bundled pages', (browser) => describe.each(kBundlers)('a page
     let pageErrors: string[];
     try {
       await waitInPage(page, 'window.result', () => (window as { result?: unknown }).result !== undefined, undefined, 60000);
-      result = await page.evaluate(() => (window as unknown as { result: Promise<PageResult> }).result);
+      // Bounded, so a load that never settles fails here saying so rather than at Jest's timeout.
+      result = await page.evaluate(() => Promise.race([(window as unknown as { result: Promise<PageResult> }).result,
+        new Promise<PageResult>((resolve) => setTimeout(() => resolve({ error: 'window.result did not settle within 60 s' } as PageResult), 60000))]));
       pageErrors = await page.evaluate(() => (window as unknown as { pageErrors: string[] }).pageErrors);
     } finally {
       await page.close();

@@ -244,7 +244,7 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
         const info = await textOf(page, '#model-info');
         if (!isolated) expect(info).toContain('not cross-origin isolated');
         else if (threaded) expect(info).toContain('the pthreads module on 2 threads');
-        else expect(info).toContain('cross-origin isolated, but');
+        else expect(info).toContain('cross-origin isolated, but this browser gives the page no SharedArrayBuffer');
         answers.push(await ask(page));
         await page.screenshot(shot(isolated ? 'isolated' : 'not-isolated'));
       } finally {
