@@ -14,7 +14,7 @@ import type { GpuDevice } from './gpu-device.js';
 import { checkStepInArena, planSteps } from './gpu-steps.js';
 import type { GpuWeights } from './gpu-weights.js';
 import type { GpuKernelOptions } from '../options.js';
-import { type GemmChoice, type GemmContext } from './kernels/gemm.js';
+import type { GemmChoice, GemmContext } from './kernels/gemm.js';
 import { ropeTable } from './kernels/rope.js';
 import { type KernelSource, type StepPlan, grid } from './kernels/wgsl-common.js';
 import { GpuProfiler, type GpuStepProfile } from './gpu-profiler.js';
