@@ -175,6 +175,52 @@ describe('GEMM with the GeGLU after it', () => {
   });
 });
 
+describe('GeGLU fusion where the GeGLU\'s result takes the GEMM\'s input\'s place', () => {
+  // As the planner lays out the MLP: x (the GEMM's input) is dead once the Wi GEMM ran, so the
+  // GeGLU writes g over it, and the Wo GEMM reads g. Fused, the result goes to the Wi GEMM's own
+  // output place and Wo reads it there; with a later reader of g at its own place, no fusion.
+  async function run(laterReader: boolean): Promise<number> {
+    const [m, k, h, n2] = [37, 48, 36, 20];
+    const rand = seeded(99 + Number(laterReader));
+    const a = randomTensor(rand, 'a', 'F32', [m, k]);
+    const wi = randomTensor(rand, 'wi', 'F16', [2 * h, k], 0.5);
+    const wo = randomTensor(rand, 'wo', 'F16', [n2, h], 0.5);
+    const x = Math.ceil((m * k) / 4) * 4 + 4;
+    const out2 = x + m * 2 * h;
+    const out3 = out2 + m * n2;
+    const floats = out3 + m * n2;
+    const steps: GpuStep[] = [
+      { op: 'embed', table: 0, out: 0, width: k },
+      { op: 'gemm', a: 0, out: x, rows: 'tokens', k, n: 2 * h, w: 1, b: null, epilogue: 'none' },
+      { op: 'geglu', x, out: 0, rows: 'tokens', n: h },
+      { op: 'gemm', a: 0, out: out2, rows: 'tokens', k: h, n: n2, w: 2, b: null, epilogue: 'none' },
+      ...(laterReader ? [{ op: 'gemm' as const, a: 0, out: out3, rows: 'tokens' as const, k: h, n: n2, w: 2, b: null, epilogue: 'relu' as const }] : []),
+    ];
+    const batch = batchOf(m);
+    let dispatches = 0;
+    await runProgram(gpu, [a, wi, wo], { steps, arenaFloats: floats }, batch, async ({ read, executor }) => {
+      const arena = new Float32Array(floats);
+      ref.embed(arena, a.values, batch.ids, 0, k);
+      ref.gemm(arena, 0, x, m, k, 2 * h, wi.values, null, 'none');
+      ref.geglu(arena, x, 0, m, h);
+      ref.gemm(arena, 0, out2, m, h, n2, wo.values, null, 'none');
+      if (laterReader) ref.gemm(arena, 0, out3, m, h, n2, wo.values, null, 'relu');
+      const end = laterReader ? floats : out3;
+      expect(ref.worstError(await read(out2, end - out2), arena.subarray(out2, end))).toBeLessThanOrEqual(kTolerance);
+      dispatches = executor.stats().dispatches;
+    }, { kernels: { gemm: 't32x128' } });
+    return dispatches;
+  }
+
+  test('fuses, the next GEMM reading the result from the GEMM\'s output place', async () => {
+    expect(await run(false)).toBe(3);
+  });
+
+  test('does not fuse when a later step reads the result at the graph\'s place', async () => {
+    expect(await run(true)).toBe(5);
+  });
+});
+
 describe('autoTile', () => {
   test('gives small-M encoder GEMMs narrow tiles and large ones wide tiles', () => {
     expect(autoTile(64, 1024)).toBe('t32x32');

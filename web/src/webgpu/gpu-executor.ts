@@ -384,7 +384,7 @@ export class GpuExecutor {
       weight: (index) => this.weights.tensor(index),
       ropeTable: (theta) => this.ropeTables.get(theta)!.buffer,
       gemm: (kind): GemmContext => ({ choice: this.gemmChoice, f16: this.shaderF16, bucketRows: bucket[kind] }),
-    });
+    }, bucket);
   }
 
   /** The program's pipelines, parameters and bind groups, made on first use and after buffers grow. */

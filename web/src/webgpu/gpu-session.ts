@@ -32,8 +32,11 @@ interface PendingBatch {
 /** Data-section bytes read per GPU write while loading: the only copy of the file JS ever holds. */
 const kUploadWindow = 4 << 20;
 
-/** Row counts whose GEMM tiles load() compiles: every tile 'auto' picks for buckets up to 8192 rows. */
-const kCompiledRows = [1, 64, 128, 256, 512, 1024, 2048, 4096, 8192];
+/**
+ * Row counts whose GEMM tiles load() compiles: the tiles 'auto' picks for questions of up to 512
+ * tokens (a longer bucket's first run compiles any other tile it takes).
+ */
+const kCompiledRows = [1, 64, 128, 256, 512];
 
 /** A request that needs more rounds than this is a replay that does not converge: a bug. */
 const kMaxRounds = 16;
@@ -56,9 +59,9 @@ export class GpuSession {
   }
 
   /**
-   * Compiles every pipeline the decision graph's programs use, for buckets of up to
-   * kCompiledRows tokens (the GEMM tile depends on the rows), so that no question pays for
-   * compiling: called once by load().
+   * Compiles every pipeline the decision graph's programs use for the bucket sizes of
+   * kCompiledRows (the GEMM tile depends on the rows), so that a question pays for no compiling:
+   * called once by load().
    */
   async compileKernels(): Promise<void> {
     const program = this.program('decision', 1, 1, 1);

@@ -85,13 +85,61 @@ export function ropeFusedIntoNext(steps: GpuStep[], index: number): boolean {
   return rope?.op === 'rope' && next?.op === 'attention' && next.qkv === rope.qkv && next.heads === rope.heads;
 }
 
+type Range = [number, number];
+
+/** The arena ranges [start, end) a step reads, and those it writes, for a bucket's rows. */
+function readsAndWrites(step: GpuStep, bucket: GpuProgram['bucket']): { reads: Range[]; writes: Range[] } {
+  const span = (offset: number, floats: number): Range => [offset, offset + floats];
+  const t = bucket.tokens;
+  switch (step.op) {
+    case 'embed': return { reads: [], writes: [span(step.out, t * step.width)] };
+    case 'layer_norm': return { reads: [span(step.x, bucket[step.rows] * step.width)], writes: [span(step.out, bucket[step.rows] * step.width)] };
+    case 'gemm': {
+      const out = span(step.out, bucket[step.rows] * step.n);
+      return { reads: [span(step.a, bucket[step.rows] * step.k), ...(step.epilogue === 'accumulate' ? [out] : [])], writes: [out] };
+    }
+    case 'rope': return { reads: [span(step.qkv, t * 3 * step.heads * 64)], writes: [span(step.qkv, t * 3 * step.heads * 64)] };
+    case 'attention': return { reads: [span(step.qkv, t * 3 * step.heads * 64)], writes: [span(step.out, t * step.heads * 64)] };
+    case 'geglu': return { reads: [span(step.x, bucket[step.rows] * 2 * step.n)], writes: [span(step.out, bucket[step.rows] * step.n)] };
+    case 'add_type': return { reads: [span(step.h, t * step.width)], writes: [span(step.h, t * step.width)] };
+    case 'gather_markers': return { reads: [span(step.h, t * step.width)], writes: [span(step.out, bucket.markers * step.width)] };
+    case 'act_features':
+      return { reads: [span(step.h, t * step.width), span(step.logits, bucket.markers)], writes: [span(step.out, bucket.seqs * (step.width + 4))] };
+    case 'mean_pool': return { reads: [span(step.h, t * step.width)], writes: [span(step.out, bucket.seqs * step.width)] };
+    default: return { reads: [[0, Infinity]], writes: [] };
+  }
+}
+
+const overlaps = (a: Range, b: Range) => a[0] < b[1] && b[0] < a[1];
+
+/** Whether no step from `from` on reads any part of `range` before a step has overwritten that part. */
+function deadFrom(steps: GpuStep[], from: number, range: Range, bucket: GpuProgram['bucket']): boolean {
+  let live: Range[] = [range];
+  for (let i = from; i < steps.length && live.length > 0; ++i) {
+    const { reads, writes } = readsAndWrites(steps[i]!, bucket);
+    if (reads.some((r) => live.some((l) => overlaps(r, l)))) return false;
+    for (const w of writes) {
+      live = live.flatMap(([lo, hi]): Range[] => {
+        if (!overlaps([lo, hi], w)) return [[lo, hi]];
+        const pieces: Range[] = [[lo, Math.min(hi, w[0])], [Math.max(lo, w[1]), hi]];
+        return pieces.filter((p) => p[0] < p[1]);
+      });
+    }
+  }
+  return true;
+}
+
 /**
  * Every step's plan, with two fusions where the graph has the pair: a RoPE into the attention
- * after it (ropeFusedIntoNext), and a GEMM into the GeGLU after it when it makes exactly the value
- * the GeGLU reads (planGemmGeGlu; in the encoder's graph nothing else reads that value). A fused
- * step's partner keeps its plan but is never dispatched (0 workgroups).
+ * after it (ropeFusedIntoNext), and a GEMM into the GeGLU after it (planGemmGeGlu). A fused step's
+ * partner keeps its plan but is never dispatched (0 workgroups).
+ *
+ * The GeGLU's result goes where the graph put it, unless that overlaps the GEMM's input (the
+ * planner reuses the dead input's place): then it goes where the GEMM's 2h-wide output was to be,
+ * and the GEMM after the GeGLU reads it from there, provided nothing else reads it at the graph's
+ * place before that is overwritten (deadFrom).
  */
-export function planSteps(steps: GpuStep[], res: StepResources): StepPlan[] {
+export function planSteps(steps: GpuStep[], res: StepResources, bucket: GpuProgram['bucket']): StepPlan[] {
   const plans = steps.map((step, i) => planStep(step, i, res));
   const skip = (i: number) => { plans[i] = { ...plans[i]!, workgroups: () => 0 }; };
   steps.forEach((step, i) => {
@@ -100,14 +148,29 @@ export function planSteps(steps: GpuStep[], res: StepResources): StepPlan[] {
       plans[i + 1] = planAttention(next, res.ropeTable(step.theta));
       skip(i);
     }
-    if (step.op === 'gemm' && next?.op === 'geglu' && next.x === step.out && next.rows === step.rows) {
-      const w = shaped(res, `GPU step ${i} (gemm)`, 'w', step.w, [step.n, step.k]);
-      const fused = planGemmGeGlu(step, next, (j) => (j === step.w ? w : shaped(res, `GPU step ${i} (gemm)`, 'bias', j, [step.n])), res.gemm(step.rows));
+    if (step.op !== 'gemm' || next?.op !== 'geglu' || next.x !== step.out || next.rows !== step.rows) return;
+    const where = `GPU step ${i} (gemm)`;
+    const w = shaped(res, where, 'w', step.w, [step.n, step.k]);
+    const weight = (j: number) => (j === step.w ? w : shaped(res, where, 'bias', j, [step.n]));
+    const context = res.gemm(step.rows);
+    const rows = bucket[step.rows];
+    const result: Range = [next.out, next.out + rows * next.n];
+    if (!overlaps(result, [step.a, step.a + rows * step.k])) {
+      const fused = planGemmGeGlu(step, next, weight, context);
       if (fused !== null) {
         plans[i] = fused;
         skip(i + 1);
       }
+      return;
     }
+    const consumer = steps[i + 2];
+    if (consumer?.op !== 'gemm' || consumer.a !== next.out || consumer.rows !== step.rows || !deadFrom(steps, i + 3, result, bucket)) return;
+    const moved = { out: step.out, n: next.n };
+    const fused = planGemmGeGlu(step, moved, weight, context);
+    if (fused === null) return;
+    plans[i] = fused;
+    skip(i + 1);
+    plans[i + 2] = planStep({ ...consumer, a: moved.out }, i + 2, res);
   });
   return plans;
 }

@@ -174,7 +174,7 @@ export function planGemm(
 /**
  * The GEMM and the GeGLU after it as one dispatch (gemm-tiled.ts, `geglu`): `step` makes the
  * [rows, 2h] value the GeGLU step reads, `geglu` writes the [rows, h] result. Null where the pair
- * cannot be fused (the scalar choice, a tile without two vec4s per invocation, widths or offsets
+ * cannot be fused (the result over the GEMM's input, the scalar choice, a tile without two vec4s per invocation, widths or offsets
  * the vec4 views do not fit, an epilogue already): the two steps then run apart.
  */
 export function planGemmGeGlu(
@@ -187,6 +187,10 @@ export function planGemmGeGlu(
   const dtype = w.weight.dtype;
   const h = geglu.n;
   if (context.choice === 'scalar' || step.epilogue !== 'none' || step.n !== 2 * h) return null;
+  // The planner may place the GeGLU's output over the GEMM's input, dead once the GEMM is done:
+  // fused, the GEMM would overwrite rows other workgroups still read.
+  const rows = context.bucketRows;
+  if (geglu.out < step.a + rows * step.k && step.a < geglu.out + rows * h) return null;
   if (!tiledFits({ a: step.a, out: geglu.out, k: step.k, n: h }, dtype)) return null;
   const fuses = (t: GemmTileName) => tileFusesGeGlu(kGemmTiles[t]);
   const tile = context.choice === 'auto' ? autoTile(context.bucketRows, step.n, fuses) : context.choice;
