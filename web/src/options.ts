@@ -1,5 +1,5 @@
 // The one options object of load() / loadPipeline(), its defaults, and the progress events.
-import { type GemmChoice, kGemmChoices } from './webgpu/kernels/gemm.js';
+import { type GemmChoice, kGemmChoices } from './webgpu/gemm-choice.js';
 import { LayaError } from './errors.js';
 import type { LayaCoreFactory } from './core/laya-core.js';
 import type { SimdOption, ValidateFunction } from './core/simd.js';

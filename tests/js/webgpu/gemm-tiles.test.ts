@@ -8,7 +8,8 @@
 import { jest } from '@jest/globals';
 import type { GpuDevice } from '../../../web/src/webgpu/gpu-device.js';
 import { autoTile, kGemmChoices } from '../../../web/src/webgpu/kernels/gemm.js';
-import { type GemmTileName, kGemmTiles } from '../../../web/src/webgpu/kernels/gemm-tiled.js';
+import type { GemmTileName } from '../../../web/src/webgpu/gemm-choice.js';
+import { kGemmTiles } from '../../../web/src/webgpu/kernels/gemm-tiled.js';
 import type { GpuBatch, GpuDtype, GpuEpilogue, GpuStep } from '../../../web/src/webgpu/program.js';
 import { runProgram } from '../helpers/gpu-harness.js';
 import * as ref from '../helpers/gpu-reference.js';

@@ -24,6 +24,7 @@
 //
 // The kernel needs what its vec4 views imply: the arena offsets and k, n multiples of 4 (k of 8
 // for 16-bit weights). gemm.ts checks that and falls back to the scalar kernel otherwise.
+import type { GemmTileName } from '../gemm-choice.js';
 import type { GpuDtype, GpuEpilogue } from '../program.js';
 import { kF16Decode, weightBindings, weightReader } from './weight-reader.js';
 import { kWgslMath } from './wgsl-math.js';
@@ -50,9 +51,7 @@ export const kGemmTiles = {
   t128x64: { bm: 128, bn: 64, bk: 16, tm: 8, tn: 4 },
   t64x128: { bm: 64, bn: 128, bk: 16, tm: 4, tn: 8 },
   t32x128: { bm: 32, bn: 128, bk: 16, tm: 2, tn: 8 },
-} as const satisfies Record<string, GemmTile>;
-
-export type GemmTileName = keyof typeof kGemmTiles;
+} as const satisfies Record<GemmTileName, GemmTile>;
 
 export function tileThreads(t: GemmTile): number {
   return (t.bm / t.tm) * (t.bn / t.tn);

@@ -9,7 +9,8 @@
 //   times the tiles against.
 import type { GpuTensor } from '../gpu-weights.js';
 import type { GpuDtype, GpuEpilogue, GpuRows } from '../program.js';
-import { type GemmTileName, elementsPerLoad, kGemmTiles, tileFusesGeGlu, tiledGemmKernel } from './gemm-tiled.js';
+import type { GemmChoice, GemmTileName } from '../gemm-choice.js';
+import { elementsPerLoad, kGemmTiles, tileFusesGeGlu, tiledGemmKernel } from './gemm-tiled.js';
 import { kF16Decode, weightBindings, weightBuffers, weightReader } from './weight-reader.js';
 import { kWgslMath } from './wgsl-math.js';
 import { type KernelSource, ParamWriter, type StepPlan, prelude, rowsOf, rowsWord } from './wgsl-common.js';
@@ -104,10 +105,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) groups: vec3
   };
 }
 
-/** Which GEMM kernel the steps use: 'auto' (a tile by the bucket's rows), 'scalar', or one tile. */
-export type GemmChoice = 'auto' | 'scalar' | GemmTileName;
-
-export const kGemmChoices: readonly GemmChoice[] = ['auto', 'scalar', ...(Object.keys(kGemmTiles) as GemmTileName[])];
+export { type GemmChoice, type GemmTileName, kGemmChoices } from '../gemm-choice.js';
 
 /** What planGemm needs beyond the step: the choice, whether shader-f16 staging may be used, the bucket's rows. */
 export interface GemmContext {
