@@ -4,7 +4,7 @@
 // device.
 import { LayaError } from '../../../web/src/errors.js';
 import { GpuDevice, defaultGpu, importNodeGpu, requestGpuDevice } from '../../../web/src/webgpu/gpu-device.js';
-import { GpuExecutor } from '../../../web/src/webgpu/gpu-executor.js';
+import { GpuExecutor, arenaBufferBytes } from '../../../web/src/webgpu/gpu-executor.js';
 import { GpuWeights } from '../../../web/src/webgpu/gpu-weights.js';
 import { rowsOfBatch, uploadTensors } from '../helpers/gpu-harness.js';
 import { kMini, miniBatch, miniProgram, miniTensors } from '../helpers/gpu-mini-model.js';
@@ -101,7 +101,7 @@ test('an arena above maxStorageBufferBindingSize is refused naming the arena, it
   await expect(executor.run(program, batch)).rejects.toMatchObject({
     code: 'out_of_memory',
     message: expect.stringContaining(
-      `the activation arena for 1024 tokens, 4 sequences and 16 markers needs a GPU buffer of ${program.arenaFloats * 4} bytes, above this device's maxStorageBufferBindingSize of 1048576`,
+      `the activation arena for 1024 tokens, 4 sequences and 16 markers needs a GPU buffer of ${arenaBufferBytes(program.arenaFloats)} bytes, above this device's maxStorageBufferBindingSize of 1048576`,
     ),
   });
   executor.destroy();

@@ -295,8 +295,7 @@ export class GpuExecutor {
   private async reserve(program: GpuProgram, readBytes: number): Promise<void> {
     const device = this.gpu.device;
     const bucket = `${program.bucket.tokens} tokens, ${program.bucket.seqs} sequences and ${program.bucket.markers} markers`;
-    // A multiple of 16 bytes: the tiled GEMM binds the arena as array<vec4f>.
-    const arenaBytes = Math.max(16, Math.ceil(program.arenaFloats / 4) * 16);
+    const arenaBytes = arenaBufferBytes(program.arenaFloats);
     const tableBytes = batchWords(program.bucket) * 4;
     const thetas = new Set<number>();
     for (const s of program.steps) if (s.op === 'rope') thetas.add(s.theta);
@@ -429,4 +428,9 @@ export class GpuExecutor {
     }
     return prepared;
   }
+}
+
+/** The arena buffer's size for `floats` values: a multiple of 16 bytes, as the tiled GEMM binds it as array<vec4f>. */
+export function arenaBufferBytes(floats: number): number {
+  return Math.max(16, Math.ceil(floats / 4) * 16);
 }
