@@ -135,14 +135,6 @@ function sourceText(spec: SourceSpec): string {
   return spec.kind === 'files' ? 'files' : spec.url;
 }
 
-/** Whether the weights of a URL source are already in the browser cache (before loading). */
-async function weightsCached(spec: SourceSpec): Promise<boolean> {
-  if ((spec.kind !== 'url' && spec.kind !== 'default') || typeof caches === 'undefined') return false;
-  const base = spec.url.endsWith('/') ? spec.url : `${spec.url}/`;
-  const hit = await caches.match(new URL('model.safetensors', base).href).catch(() => undefined);
-  return hit !== undefined;
-}
-
 $('load').addEventListener('click', async () => {
   const progress = $<HTMLProgressElement>('progress');
   const text = $('progress-text');
@@ -169,7 +161,9 @@ $('load').addEventListener('click', async () => {
     model?.dispose();  // ends the previous model's worker
     model = null;
     const started = performance.now();
-    const fromCache = await weightsCached(spec);
+    // Whether the weights came from the page's store (the Cache API or OPFS, whichever this engine
+    // uses), as the load's progress events say.
+    let fromCache = false;
     const loaded = await load(toSource(spec), {
       worker: true,
       backend,
@@ -177,6 +171,7 @@ $('load').addEventListener('click', async () => {
       wasm: { moduleUrl: new URL('dist/wasm/laya-core.js', document.baseURI).href },
       onWarning: (message) => loadWarnings.push(message),  // shown below
       onProgress: (event) => {
+        if (event.type === 'download' && event.file === 'model.safetensors' && event.fromStore === true) fromCache = true;
         if (event.type === 'total') {
           progress.value = event.total > 0 ? event.loaded / event.total : 0;
           text.textContent = `${(event.loaded / 1e6).toFixed(1)} of ${(event.total / 1e6).toFixed(1)} MB`;

@@ -136,7 +136,10 @@ async function openAll(location: CheckpointLocation, files: readonly CheckpointF
     throw failure.reason;
   }
   const opened = settled.map((s) => (s as PromiseFulfilledResult<OpenedFile>).value);
-  for (const file of opened) progress.setSize(file.file, file.size);
+  for (const file of opened) {
+    progress.setSize(file.file, file.size);
+    if (file.fromStore === true) progress.setFromStore(file.file);
+  }
   return opened;
 }
 

@@ -8,8 +8,11 @@ import { kDefaultRetries } from './sources/resumable-body.js';
 
 /** Progress of a load, one callback with a discriminated union. */
 export type LoadProgressEvent =
-  /** Bytes of one file received so far (monotonic; `total` is its size). */
-  | { type: 'download'; file: string; loaded: number; total: number }
+  /**
+   * Bytes of one file received so far (monotonic; `total` is its size). `fromStore`: read from the
+   * page's store or Node's cache directory (options.cache), not downloaded.
+   */
+  | { type: 'download'; file: string; loaded: number; total: number; fromStore?: true }
   /** Bytes of every file together (monotonic; sent once every size is known). */
   | { type: 'total'; loaded: number; total: number }
   /** The model is bound and about to be returned. */

@@ -6,13 +6,14 @@ import type { LoadProgressEvent } from './options.js';
 interface FileProgress {
   loaded: number;
   size: number | undefined;
+  fromStore: boolean;
 }
 
 export class ProgressTracker {
   private readonly files = new Map<string, FileProgress>();
 
   constructor(private readonly emit: (event: LoadProgressEvent) => void, files: readonly string[]) {
-    for (const f of files) this.files.set(f, { loaded: 0, size: undefined });
+    for (const f of files) this.files.set(f, { loaded: 0, size: undefined, fromStore: false });
   }
 
   /** The size of a file, once known (before any byte of it arrives). */
@@ -20,11 +21,16 @@ export class ProgressTracker {
     this.entry(file).size = size;
   }
 
+  /** The file is read from the store (options.cache), not downloaded: its events say so. */
+  setFromStore(file: string): void {
+    this.entry(file).fromStore = true;
+  }
+
   add(file: string, bytes: number): void {
     const entry = this.entry(file);
     entry.loaded += bytes;
     if (entry.size !== undefined) {
-      this.send({ type: 'download', file, loaded: entry.loaded, total: Math.max(entry.size, entry.loaded) });
+      this.send(downloadEvent(file, entry, Math.max(entry.size, entry.loaded)));
       this.sendTotal();
     }
   }
@@ -35,7 +41,7 @@ export class ProgressTracker {
     const wasKnown = entry.size === entry.loaded;
     entry.size = entry.loaded;
     if (!wasKnown || entry.loaded === 0) {
-      this.send({ type: 'download', file, loaded: entry.loaded, total: entry.size });
+      this.send(downloadEvent(file, entry, entry.size));
       this.sendTotal();
     }
   }
@@ -65,4 +71,9 @@ export class ProgressTracker {
     if (entry === undefined) throw new Error(`progress: unknown file ${file}`);
     return entry;
   }
+}
+
+function downloadEvent(file: string, entry: FileProgress, total: number): LoadProgressEvent {
+  const event = { type: 'download' as const, file, loaded: entry.loaded, total };
+  return entry.fromStore ? { ...event, fromStore: true } : event;
 }

@@ -89,13 +89,18 @@ test('a first load stores each file as it streams in, and the next revalidates a
   }
   expectSameBytes(first.fake.session.weights, safetensorsDataSection(kWeights));
   expect(first.warnings).toEqual([]);
+  // Downloaded: no progress event says the store.
+  expect(first.events.filter((e) => e.type === 'download' && 'fromStore' in e)).toEqual([]);
 
   const before = server.requests.length;
   const second = await loadOnce(cache);
   expect(server.requests.slice(before).sort()).toEqual(kCheckpointFiles.map((f) => `GET ${kPrefix}${f} if-none-match=${kEtags[f]}`).sort());
   expectSameBytes(second.fake.session.weights, safetensorsDataSection(kWeights));
-  const fromStore = second.events.filter((e) => e.type === 'download' && e.file === 'model.safetensors');
-  expect(fromStore.at(-1)).toEqual({ type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize });
+  // Read from the store: every file's progress events say so.
+  const downloads = second.events.filter((e) => e.type === 'download');
+  expect(new Set(downloads.map((e) => e.type === 'download' && e.fromStore))).toEqual(new Set([true]));
+  const fromStore = downloads.filter((e) => e.type === 'download' && e.file === 'model.safetensors');
+  expect(fromStore.at(-1)).toEqual({ type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize, fromStore: true });
 });
 
 test('a body that ends early is a network error and is not stored', async () => {

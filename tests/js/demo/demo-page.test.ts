@@ -205,7 +205,7 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
     }
   });
 
-  test('a second visit answers offline: the page from the service worker, the checkpoint from the Cache API', async () => {
+  test('a second visit answers offline: the page from the service worker, the checkpoint from the page store', async () => {
     const server = await serveDemo();
     const page = await browser.open(server.url);
     try {

@@ -55,10 +55,10 @@ export class FileCacheLocation implements CheckpointLocation {
     } else {
       const answer = record.etag === undefined && record.lastModified === undefined
         ? 'unchanged' : await this.network.revalidate(file, record, options);
-      if (answer === 'unchanged') return this.local.open(file, options);
+      if (answer === 'unchanged') return { ...await this.local.open(file, options), fromStore: true };
       if ('unreachable' in answer) {
         this.onWarning(`laya-wasm: ${file}: could not ask ${this.network.urls.fileUrl(file)} whether it changed (${answer.unreachable}); using the cached copy`);
-        return this.local.open(file, options);
+        return { ...await this.local.open(file, options), fromStore: true };
       }
       fetched = answer;
     }

@@ -65,6 +65,8 @@ export interface OpenedFile {
   /** Bytes, when known before reading. */
   readonly size: number | undefined;
   readonly reader: ByteReader;
+  /** True when the bytes come from the page's store or Node's cache directory, not the network. */
+  readonly fromStore?: boolean;
 }
 
 /** A resolved source: where the files of one checkpoint are read from. */

@@ -70,6 +70,7 @@ export class StoredLocation implements CheckpointLocation {
       file,
       location: url,
       size: stored.record.size,
+      fromStore: true,
       reader: new BlobByteReader(stored.blob, { file, location: `${url} (stored)`, signal: options.signal, onBytes: options.onBytes }),
     };
   }
