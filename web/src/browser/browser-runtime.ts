@@ -13,7 +13,7 @@ import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } fro
 import type { CheckpointLocation, CheckpointSource } from '../sources/checkpoint-source.js';
 import { HttpLocation } from '../sources/http-location.js';
 import { importModuleFactory, moduleFileName } from './esm-module.js';
-import { createSharedMemory } from './shared-memory.js';
+import { memoryForThreads } from './shared-memory.js';
 import type { CacheLike } from './store/cache-api-store.js';
 import type { DirectoryLike } from './store/opfs-store.js';
 import { pageStoreLocation } from './store/page-store.js';
@@ -66,25 +66,10 @@ export const browserRuntime: Runtime = {
     // given factory comes without moduleUrl; it finds its own files.
     const page = globals.location?.href;
     const singleUrl = wasm.moduleUrl !== undefined ? new URL(String(wasm.moduleUrl), page).href : undefined;
-    let singleThreaded: string | undefined;
-    let threaded = false;
-    let memoryWarning: string | undefined;
-    let sharedMemory: WebAssembly.Memory | undefined;
-    if (threads > 1) {
-      // A given factory decides for itself; availableThreads() tells.
-      singleThreaded = wasm.factory !== undefined ? undefined : threadedModuleBlocker(wasm, kNotIsolated);
-      if (singleThreaded === undefined && wasm.factory === undefined) {
-        const shared = createSharedMemory();
-        if (shared.memory === null) {
-          singleThreaded = shared.refused;
-          memoryWarning = `laya-wasm: running the single-threaded module: ${shared.refused}`;
-        } else {
-          sharedMemory = shared.memory;
-          memoryWarning = shared.warning;
-        }
-      }
-      threaded = singleThreaded === undefined;
-    }
+    // A given factory decides for itself; availableThreads() tells.
+    const { singleThreaded, memoryWarning, sharedMemory } = threads > 1 && wasm.factory === undefined
+      ? memoryForThreads(threadedModuleBlocker(wasm, kNotIsolated)) : {};
+    const threaded = threads > 1 && singleThreaded === undefined;
     const plainUrl = threaded && wasm.factory === undefined && singleUrl !== undefined
       ? new URL(String(wasm.threadedModuleUrl ?? new URL(kThreadedModuleFile, singleUrl)), page).href : singleUrl;
     const plainName = threaded ? 'createLayaCoreMt' : 'createLayaCore';
@@ -155,20 +140,8 @@ async function evaluateClassicScript(url: string): Promise<void> {
  * plain one (as the classic path does) if it fails to load.
  */
 async function createPackagedCore(wasm: WasmOptions, threads: number, simd: SimdVariant): Promise<CreatedCore> {
-  let singleThreaded = threads > 1 ? threadedModuleBlocker(wasm, kNotIsolated) : undefined;
-  let memoryWarning: string | undefined;
   // One memory for every attempt below: a failed attempt leaves it unused, not half-held.
-  let sharedMemory: WebAssembly.Memory | undefined;
-  if (threads > 1 && singleThreaded === undefined) {
-    const shared = createSharedMemory();
-    if (shared.memory === null) {
-      singleThreaded = shared.refused;
-      memoryWarning = `laya-wasm: running the single-threaded module: ${shared.refused}`;
-    } else {
-      sharedMemory = shared.memory;
-      memoryWarning = shared.warning;
-    }
-  }
+  const { singleThreaded, memoryWarning, sharedMemory } = threads > 1 ? memoryForThreads(threadedModuleBlocker(wasm, kNotIsolated)) : {};
   const threaded = threads > 1 && singleThreaded === undefined;
   const wasmUrl = wasm.wasmUrl !== undefined && !threaded ? new URL(String(wasm.wasmUrl), globals.location?.href).href : undefined;
   // A fresh options object per attempt: the factory adopts it as its Module object. No

@@ -45,6 +45,28 @@ export function createSharedMemory(): SharedMemoryResult {
   };
 }
 
+/** What a load asking for threads runs on: the pthreads module's shared memory, or why it cannot. */
+export interface ThreadedMemory {
+  sharedMemory?: WebAssembly.Memory;
+  /** Why the single-threaded module runs instead. */
+  singleThreaded?: string;
+  /** What onWarning says of the memory: a smaller maximum, or the refusal. */
+  memoryWarning?: string;
+}
+
+/**
+ * The shared memory for the pthreads module, unless `blocker` (why it cannot run here, e.g. no
+ * cross-origin isolation) already rules it out, or every maximum is refused.
+ */
+export function memoryForThreads(blocker: string | undefined): ThreadedMemory {
+  if (blocker !== undefined) return { singleThreaded: blocker };
+  const shared = createSharedMemory();
+  if (shared.memory === null) {
+    return { singleThreaded: shared.refused, memoryWarning: `laya-wasm: running the single-threaded module: ${shared.refused}` };
+  }
+  return { sharedMemory: shared.memory, ...(shared.warning === undefined ? {} : { memoryWarning: shared.warning }) };
+}
+
 function mib(bytes: number): string {
   return bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`;
 }
