@@ -2,13 +2,16 @@
 // --automation, on a private Xvfb display the driver starts itself. Playwright's WebKit is its own
 // build, not the stock engine; classic WebDriver is what WebKitGTK ships. Each page is a window of
 // one browser (a window, not a tab: a background tab is not painted, so its screenshot never comes);
-// windows share storage, so tests that need fresh storage use a fresh origin.
+// windows share storage, so tests that need fresh storage use a fresh origin. That storage is
+// ephemeral (MiniBrowser's automation mode): launch({ profileDir }) runs MiniBrowser without
+// WebDriver instead, over its remote inspector, with storage that outlives it (webkit-inspector.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { spawnGroup, stopGroup } from './child-processes.mjs';
 import { pageExpression, pageResult } from './page-function.mjs';
+import { launchPersistentWebKit } from './webkit-inspector.mjs';
 import { WebDriverClient, WebDriverSession } from './webdriver-client.mjs';
 import { startXvfb } from './xvfb.mjs';
 
@@ -95,6 +98,12 @@ export const webkitEngine = {
       }
     }
     if (options.webgpu === true) throw new Error('WebKitGTK has no WebGPU here: WebGPU tests run in Chromium only');
+    // WebDriver's MiniBrowser (--automation) always has ephemeral storage: a profile that outlives
+    // the browser needs MiniBrowser without WebDriver (webkit-inspector.mjs).
+    if (options.profileDir !== undefined) {
+      return launchPersistentWebKit({ engine: webkitEngine, miniBrowser: kMiniBrowser, profileDir: options.profileDir, freePort,
+        version: webkitEngine.installedVersion() });
+    }
     const xvfb = await startXvfb();
     let driver;
     try {
