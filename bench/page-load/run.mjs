@@ -118,30 +118,22 @@ async function withPeakRss(baseline, fn) {
 }
 
 /**
- * A launched engine through the browser seam (tests/js/helpers/browsers/, issue 23). Chromium's
- * pages there live in fresh incognito contexts, whose storage is in memory with a small quota (a
- * 0.84 GB cache.put fails with "Unexpected internal error"): a real page stores on disk, so here
- * Chromium runs on a persistent profile in a temporary directory instead.
+ * A launched engine through the browser seam (tests/js/helpers/browsers/), on a persistent profile
+ * in a temporary folder, as a real page stores: the seam's default sessions keep storage in memory
+ * (Chromium's fresh contexts, with a quota too small for 0.84 GB) or ephemeral (WebKit's WebDriver
+ * session, whose Cache API entries a reload did not find), and a reload there re-downloads.
  */
 async function launch(name) {
-  if (name === 'chromium') {
-    const { chromium } = await import('playwright-core');
-    const profile = mkdtempSync(join(tmpdir(), 'laya-page-load-chromium-'));
-    const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.LAYA_CHROMIUM ?? '/usr/bin/chromium',
-      headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
-    return {
-      version: `Chromium ${context.browser()?.version() ?? ''} (persistent profile)`,
-      open: async (url) => {
-        const page = await context.newPage();
-        await page.goto(url);
-        return { evaluate: (fn, arg) => page.evaluate(fn, arg), reload: () => page.reload(), close: () => page.close() };
-      },
-      close: async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); },
-    };
-  }
   const { engineNamed } = await import(pathToFileURL(join(root, 'tests', 'js', 'helpers', 'browsers', 'engines.mjs')).href);
-  const session = await engineNamed(name).launch();
-  return { version: session.version, open: (url) => session.open(url), close: () => session.close() };
+  const profileDir = mkdtempSync(join(tmpdir(), `laya-page-load-${name}-`));
+  try {
+    const session = await engineNamed(name).launch({ profileDir });
+    return { version: session.version, open: (url) => session.open(url),
+      close: async () => { await session.close(); rmSync(profileDir, { recursive: true, force: true }); } };
+  } catch (error) {
+    rmSync(profileDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 const pageUrl = `${origin}/page/index.html`;

@@ -138,7 +138,8 @@ class InspectedPage {
       try {
         if (await this.inspector.evaluate(probe) === true) return;
       } catch (error) {
-        if (!(error instanceof TargetGone) && !/target/i.test(error.message)) throw error;
+        // The old document went between the two halves of an evaluate: the navigation is under way.
+        if (!(error instanceof TargetGone) && !/target|injected script/i.test(error.message)) throw error;
       }
       if (Date.now() > deadline) throw new Error(`WebKit: the page did not load in ${timeoutMs} ms`);
       await sleep(50);
