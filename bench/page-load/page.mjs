@@ -45,14 +45,14 @@ window.pageLoadBench = {
     const seconds = (performance.now() - t0) / 1000;
     model.dispose();
     // The checkpoint's own warnings (random weights) are not the store's.
-    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus };
+    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus, userAgent: navigator.userAgent };
   },
 
   /**
    * Why a store load costs what it does: the stored weights read three ways into one buffer of
    * their size, without the engine: the Cache API entry's body stream chunk by chunk (what the
-   * package did before issue 24), the same entry as a Blob in 16 MiB slices (what it does now),
-   * and the OPFS file in 16 MiB slices.
+   * package does in WebKit, CacheApiRead 'body'), and the same entry as a Blob in 16 MiB slices
+   * (what it does in Chromium and Firefox, 'blob').
    */
   async readStore(url) {
     const out = {};

@@ -1,7 +1,7 @@
 // Which store a page gets: 'auto' follows the engine's measured choice (user agent) and falls back
 // to the other store when the first is missing or refused; a store named by options.cacheStore has
 // no fallback; neither store at all is a refusal naming why each failed.
-import { measuredStore, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
+import { measuredCacheRead, measuredStore, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
 import type { CacheLike } from '../../../web/src/browser/store/cache-api-store.js';
 import type { DirectoryLike } from '../../../web/src/browser/store/opfs-store.js';
 
@@ -21,6 +21,12 @@ test('each engine gets the store measured fastest to load from', () => {
   expect(measuredStore(kChromeUa)).toBe('cache-api');
   expect(measuredStore(kFirefoxUa)).toBe('opfs');
   expect(measuredStore(kSafariUa)).toBe('cache-api');
+});
+
+test("WebKit reads a Cache API entry as its body (it hands a stored body over whole); the others as a Blob in slices", () => {
+  expect(measuredCacheRead(kSafariUa)).toBe('body');
+  expect(measuredCacheRead(kChromeUa)).toBe('blob');
+  expect(measuredCacheRead(kFirefoxUa)).toBe('blob');
 });
 
 test("'auto' falls back to the other store when the measured one is refused", async () => {
