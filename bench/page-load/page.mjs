@@ -36,16 +36,24 @@ window.pageLoadBench = {
       if (url.endsWith('/model.safetensors')) weightsStatus = answer.status;
       return answer;
     };
+    // Where the time goes: when the weights' first and last bytes were in, seconds after the start.
+    const phases = { weightsFirst: null, weightsLast: null };
     const t0 = performance.now();
     const model = await load({ repo, hubUrl }, {
       cache: kCacheName, cacheStore: store, threads: 1, wasm: { moduleUrl }, fetch: counted,
       onWarning: (w) => warnings.push(w),
-      onProgress: (e) => { if (e.type === 'download' && e.file === 'model.safetensors') fromNetwork = e.loaded; },
+      onProgress: (e) => {
+        if (e.type !== 'download' || e.file !== 'model.safetensors') return;
+        fromNetwork = e.loaded;
+        const at = (performance.now() - t0) / 1000;
+        if (e.loaded > 0) phases.weightsFirst ??= at;
+        if (e.loaded === e.total) phases.weightsLast = at;
+      },
     });
     const seconds = (performance.now() - t0) / 1000;
     model.dispose();
     // The checkpoint's own warnings (random weights) are not the store's.
-    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus, userAgent: navigator.userAgent };
+    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus, phases };
   },
 
   /**
@@ -56,7 +64,9 @@ window.pageLoadBench = {
    */
   async readStore(url) {
     const out = {};
+    const tMatch = performance.now();
     const cached = await (await caches.open(kCacheName)).match(url);
+    out.matchSeconds = (performance.now() - tMatch) / 1000;
     out.found = cached !== undefined;
     if (cached !== undefined) {
       let heap = null;

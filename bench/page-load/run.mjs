@@ -127,7 +127,8 @@ async function launch(name) {
   const { engineNamed } = await import(pathToFileURL(join(root, 'tests', 'js', 'helpers', 'browsers', 'engines.mjs')).href);
   const profileDir = mkdtempSync(join(tmpdir(), `laya-page-load-${name}-`));
   try {
-    const session = await engineNamed(name).launch({ profileDir });
+    // WebKit with the storage features Safari has on (WebKitGTK ships them off: no OPFS otherwise).
+    const session = await engineNamed(name).launch({ profileDir, safariStorage: true });
     return { version: session.version, open: (url) => session.open(url),
       close: async () => { await session.close(); rmSync(profileDir, { recursive: true, force: true }); } };
   } catch (error) {
@@ -181,13 +182,17 @@ for (const name of engines) {
       console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
         `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), ` +
         `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file), stored ${gb(stored.peakAbove)}`);
+      for (const [label, load] of [['first', first], ['stored', stored]]) {
+        const { weightsFirst, weightsLast } = load.phases;
+        console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s`);
+      }
       for (const w of row.warnings) console.log(`    warning: ${w}`);
       if (store === 'cache-api') {
         await fresh();
         const read = await page.evaluate((url) => window.pageLoadBench.readStore(url), weightsUrl);
         if (!read.found) console.log('    reading the stored weights alone: the Cache API has no entry for them in this fresh page');
         if (read.cacheStream !== undefined) {
-          console.log(`    reading the stored weights alone: body stream ${read.cacheStream.seconds.toFixed(2)} s in ${read.cacheStream.chunks} chunks ` +
+          console.log(`    reading the stored weights alone: cache.match() ${read.matchSeconds.toFixed(2)} s, then its body stream ${read.cacheStream.seconds.toFixed(2)} s in ${read.cacheStream.chunks} chunks ` +
             `(${(read.cacheStream.meanChunk / 1024).toFixed(0)} KiB each), Blob in 16 MiB slices ${read.cacheSlices.seconds.toFixed(2)} s ` +
             `(of which response.blob() ${read.cacheSlices.blobSeconds.toFixed(2)} s)`);
           row.readStore = read;

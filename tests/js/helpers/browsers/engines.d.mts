@@ -45,6 +45,12 @@ export interface LaunchOptions {
    * without WebDriver (whose automation mode is always ephemeral), driven over its remote inspector.
    */
   profileDir?: string;
+  /**
+   * WebKit only (the others ignore it): turn on the storage features Safari 17+ enables and
+   * WebKitGTK ships disabled: navigator.storage (estimate, persist) and the origin private file
+   * system (webkit.mjs kSafariStorageFeatures).
+   */
+  safariStorage?: boolean;
 }
 
 export interface BrowserEngine {

@@ -89,8 +89,12 @@ class InspectorConnection {
 
   async currentTarget(timeoutMs = 30000) {
     if (this.target !== undefined) return this.target;
-    const waited = new Promise((resolve) => this.targetWaiters.push(resolve));
-    await Promise.race([waited, sleep(timeoutMs)]);
+    let timer;
+    await new Promise((resolve) => {
+      this.targetWaiters.push(resolve);
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    clearTimeout(timer);
     if (this.target === undefined) throw new Error(`WebKit: the inspector announced no page target in ${timeoutMs} ms`);
     return this.target;
   }
@@ -114,8 +118,9 @@ class InspectorConnection {
     return settled.result.value;
   }
 
+  /** Ends the connection now (no closing handshake: the browser is about to be killed). */
   close() {
-    this.socket.close();
+    this.socket.terminate();
   }
 }
 
@@ -179,9 +184,9 @@ class InspectedPage {
 
 /**
  * A BrowserSession on MiniBrowser with its data in `profileDir` (created when missing); `miniBrowser`
- * the binary, `freePort` a function giving a free loopback port, `engine` the seam's engine object.
+ * the binary, `args` more of its arguments, `freePort` a function giving a free loopback port, `engine` the seam's engine object.
  */
-export async function launchPersistentWebKit({ engine, miniBrowser, profileDir, freePort, version }) {
+export async function launchPersistentWebKit({ engine, miniBrowser, profileDir, freePort, version, args = [] }) {
   const env = { ...process.env };
   for (const [name, folder] of [['XDG_DATA_HOME', 'data'], ['XDG_CACHE_HOME', 'cache'], ['XDG_CONFIG_HOME', 'config']]) {
     env[name] = join(profileDir, folder);
@@ -192,7 +197,7 @@ export async function launchPersistentWebKit({ engine, miniBrowser, profileDir, 
   let inspector;
   try {
     const port = await freePort();
-    browser = spawnGroup(miniBrowser, ['--enable-developer-extras=true', 'about:blank'],
+    browser = spawnGroup(miniBrowser, ['--enable-developer-extras=true', ...args, 'about:blank'],
       { env: { ...env, DISPLAY: xvfb.display, WEBKIT_INSPECTOR_HTTP_SERVER: `127.0.0.1:${port}` }, stdio: ['ignore', 'ignore'] });
     inspector = await InspectorConnection.open(await pageSocketUrl(`http://127.0.0.1:${port}`, () => browser.exitCode !== null));
     const session = {

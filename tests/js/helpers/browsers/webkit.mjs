@@ -18,6 +18,17 @@ import { startXvfb } from './xvfb.mjs';
 export const kWebKitDriver = process.env.LAYA_WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
 export const kMiniBrowser = process.env.LAYA_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
+/**
+ * The storage features Safari (17+) turns on and WebKitGTK 2.50 ships off (`MiniBrowser
+ * --features=help`): navigator.storage (estimate, persist) and the origin private file system with
+ * createWritable(). LaunchOptions.safariStorage asks for them.
+ */
+export const kSafariStorageFeatures = ['StorageAPI', 'StorageAPIEstimate', 'FileSystem', 'FileSystemWritableStream', 'AccessHandle'];
+
+function miniBrowserArgs(options) {
+  return options.safariStorage === true ? [`--features=${kSafariStorageFeatures.map((f) => `+${f}`).join(',')}`] : [];
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -102,7 +113,7 @@ export const webkitEngine = {
     // the browser needs MiniBrowser without WebDriver (webkit-inspector.mjs).
     if (options.profileDir !== undefined) {
       return launchPersistentWebKit({ engine: webkitEngine, miniBrowser: kMiniBrowser, profileDir: options.profileDir, freePort,
-        version: webkitEngine.installedVersion() });
+        version: webkitEngine.installedVersion(), args: miniBrowserArgs(options) });
     }
     const xvfb = await startXvfb();
     let driver;
@@ -113,7 +124,7 @@ export const webkitEngine = {
       const client = new WebDriverClient(`http://127.0.0.1:${port}`);
       await client.waitUntilReady(20000, () => driver.exitCode !== null);
       const { id, capabilities } = await client.newSession({
-        browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: kMiniBrowser, args: ['--automation'] },
+        browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: kMiniBrowser, args: ['--automation', ...miniBrowserArgs(options)] },
       });
       const session = new WebDriverSession(client, id);
       // No script time limit of the driver's own (30 s): Jest's test timeout bounds a long evaluate.
