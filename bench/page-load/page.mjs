@@ -36,27 +36,37 @@ window.pageLoadBench = {
       if (url.endsWith('/model.safetensors')) weightsStatus = answer.status;
       return answer;
     };
+    // Where the time goes: when the weights' first and last bytes were in, seconds after the start.
+    const phases = { weightsFirst: null, weightsLast: null };
     const t0 = performance.now();
     const model = await load({ repo, hubUrl }, {
       cache: kCacheName, cacheStore: store, threads: 1, wasm: { moduleUrl }, fetch: counted,
       onWarning: (w) => warnings.push(w),
-      onProgress: (e) => { if (e.type === 'download' && e.file === 'model.safetensors') fromNetwork = e.loaded; },
+      onProgress: (e) => {
+        if (e.type !== 'download' || e.file !== 'model.safetensors') return;
+        fromNetwork = e.loaded;
+        const at = (performance.now() - t0) / 1000;
+        if (e.loaded > 0) phases.weightsFirst ??= at;
+        if (e.loaded === e.total) phases.weightsLast = at;
+      },
     });
     const seconds = (performance.now() - t0) / 1000;
     model.dispose();
     // The checkpoint's own warnings (random weights) are not the store's.
-    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus };
+    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus, phases };
   },
 
   /**
    * Why a store load costs what it does: the stored weights read three ways into one buffer of
    * their size, without the engine: the Cache API entry's body stream chunk by chunk (what the
-   * package did before issue 24), the same entry as a Blob in 16 MiB slices (what it does now),
-   * and the OPFS file in 16 MiB slices.
+   * package does in WebKit, CacheApiRead 'body'), and the same entry as a Blob in 16 MiB slices
+   * (what it does in Chromium and Firefox, 'blob').
    */
   async readStore(url) {
     const out = {};
+    const tMatch = performance.now();
     const cached = await (await caches.open(kCacheName)).match(url);
+    out.matchSeconds = (performance.now() - tMatch) / 1000;
     out.found = cached !== undefined;
     if (cached !== undefined) {
       let heap = null;

@@ -1,7 +1,7 @@
 // Which store a page gets: 'auto' follows the engine's measured choice (user agent) and falls back
 // to the other store when the first is missing or refused; a store named by options.cacheStore has
 // no fallback; neither store at all is a refusal naming why each failed.
-import { measuredStore, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
+import { measuredCacheRead, measuredStore, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
 import type { CacheLike } from '../../../web/src/browser/store/cache-api-store.js';
 import type { DirectoryLike } from '../../../web/src/browser/store/opfs-store.js';
 
@@ -15,25 +15,42 @@ const folder: DirectoryLike = {
   getDirectoryHandle: async () => folder,
   removeEntry: async () => undefined,
 };
+/** An engine whose OPFS files can be written from the page (FileSystemFileHandle.createWritable). */
+const kWritable = { FileSystemFileHandle: { prototype: { createWritable: () => undefined } } };
 const securityError = (): never => { throw Object.assign(new Error('The operation is insecure.'), { name: 'SecurityError' }); };
 
 test('each engine gets the store measured fastest to load from', () => {
   expect(measuredStore(kChromeUa)).toBe('cache-api');
   expect(measuredStore(kFirefoxUa)).toBe('opfs');
-  expect(measuredStore(kSafariUa)).toBe('cache-api');
+  expect(measuredStore(kSafariUa)).toBe('opfs');
+});
+
+test("WebKit reads a Cache API entry as its body (it hands a stored body over whole); the others as a Blob in slices", () => {
+  expect(measuredCacheRead(kSafariUa)).toBe('body');
+  expect(measuredCacheRead(kChromeUa)).toBe('blob');
+  expect(measuredCacheRead(kFirefoxUa)).toBe('blob');
 });
 
 test("'auto' falls back to the other store when the measured one is refused", async () => {
   const globals: StorageGlobals = { caches: { open: async () => cache }, navigator: { userAgent: kFirefoxUa, storage: { getDirectory: async () => securityError() } } };
   expect(await openStore(globals, 'x', 'auto')).toMatchObject({ kind: 'cache-api' });
-  expect(await openStore({ ...globals, navigator: { userAgent: kFirefoxUa, storage: { getDirectory: async () => folder } } }, 'x', 'auto'))
+  expect(await openStore({ ...globals, ...kWritable, navigator: { userAgent: kFirefoxUa, storage: { getDirectory: async () => folder } } }, 'x', 'auto'))
     .toMatchObject({ kind: 'opfs' });
+});
+
+test("'auto' in WebKit takes the OPFS where a page can write it, else the Cache API (Safari before 26, WebKitGTK's defaults)", async () => {
+  const globals: StorageGlobals = { caches: { open: async () => cache }, navigator: { userAgent: kSafariUa, storage: { getDirectory: async () => folder } } };
+  expect(await openStore({ ...globals, ...kWritable }, 'x', 'auto')).toMatchObject({ kind: 'opfs' });
+  expect(await openStore(globals, 'x', 'auto')).toMatchObject({ kind: 'cache-api' });
+  expect(await openStore(globals, 'x', 'opfs')).toEqual({
+    refused: 'the origin private file system: FileSystemFileHandle.createWritable is missing (Safari before 26 writes the OPFS from workers only)',
+  });
 });
 
 test('a store named by options.cacheStore has no fallback; none at all is a refusal naming each reason', async () => {
   const globals: StorageGlobals = { caches: { open: async () => cache }, navigator: { userAgent: kChromeUa, storage: { getDirectory: async () => securityError() } } };
   expect(await openStore(globals, 'x', 'opfs')).toEqual({ refused: 'the origin private file system: SecurityError: The operation is insecure.' });
   expect(await openStore({ navigator: { userAgent: kSafariUa } }, 'x', 'auto')).toEqual({
-    refused: 'the Cache API: the Cache API is missing (an insecure context?); the origin private file system: navigator.storage.getDirectory is missing',
+    refused: 'the origin private file system: navigator.storage.getDirectory is missing; the Cache API: the Cache API is missing (an insecure context?)',
   });
 });

@@ -130,22 +130,22 @@ function weightsUrl(hubUrl: string): string {
   return `${hubUrl}/org/tiny/resolve/main/${kWeights}`;
 }
 
-async function opfsEntry(hubUrl: string): Promise<{ folder: FileSystemDirectoryHandle; name: string } | undefined> {
+async function opfsEntry(hubUrl: string, cacheName = kCacheName): Promise<{ folder: FileSystemDirectoryHandle; name: string } | undefined> {
   const root = await navigator.storage?.getDirectory();
   if (root === undefined) return undefined;
-  const folder = await root.getDirectoryHandle(kCacheName).catch(() => undefined);
+  const folder = await root.getDirectoryHandle(cacheName).catch(() => undefined);
   if (folder === undefined) return undefined;
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(weightsUrl(hubUrl))));
   return { folder, name: Array.from(hash.subarray(0, 16), (b) => b.toString(16).padStart(2, '0')).join('') };
 }
 
-async function storedWeights(store: StoreName, hubUrl: string): Promise<{ bytes: number; etag: string | null }> {
+async function storedWeights(store: StoreName, hubUrl: string, cacheName = kCacheName): Promise<{ bytes: number; etag: string | null }> {
   if (store === 'cache-api') {
-    const response = await (await caches.open(kCacheName)).match(weightsUrl(hubUrl));
+    const response = await (await caches.open(cacheName)).match(weightsUrl(hubUrl));
     if (response === undefined) return { bytes: 0, etag: null };
     return { bytes: (await response.blob()).size, etag: response.headers.get('x-laya-etag') };
   }
-  const entry = await opfsEntry(hubUrl);
+  const entry = await opfsEntry(hubUrl, cacheName);
   if (entry === undefined) return { bytes: 0, etag: null };
   try {
     const record = JSON.parse(await (await (await entry.folder.getFileHandle(`${entry.name}.json`)).getFile()).text()) as { etag?: string };
@@ -206,4 +206,33 @@ function patchQuotaExceeded(store: StoreName): void {
     if (total > 100000) throw quota();
     return write.call(this, data);
   };
+}
+
+/** What one plain load of the tiny checkpoint with options.cache (the store 'auto' picks) gave. */
+export interface PlainLoadResult {
+  digest: string | null;
+  /** The store that held the weights after the load, or null. */
+  storedIn: StoreName | null;
+  warnings: string[];
+  errors: string[];
+}
+
+/**
+ * A page's load as a user's page does it: the page's own fetch (no ETags from the test server: a
+ * stored file then serves without asking), cacheStore 'auto', nothing cleared before.
+ */
+export async function plainLoad(hubUrl: string, cacheName: string): Promise<PlainLoadResult> {
+  const fake = new FakeCore();
+  const result: PlainLoadResult = { digest: null, storedIn: null, warnings: [], errors: [] };
+  try {
+    const model = await load({ repo: 'org/tiny', hubUrl }, { cache: cacheName, wasm: { factory: fake.factory }, onWarning: (w: string) => result.warnings.push(w) });
+    model.dispose();
+    result.digest = await digest(fake.sessions[0]?.weights as Uint8Array);
+  } catch (error) {
+    result.errors.push(`${(error as Error).name}: ${(error as Error).message}`);
+  }
+  for (const store of ['cache-api', 'opfs'] as const) {
+    if ((await storedWeights(store, hubUrl, cacheName).catch(() => ({ bytes: 0 }))).bytes > 0) result.storedIn = store;
+  }
+  return result;
 }

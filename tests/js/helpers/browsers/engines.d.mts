@@ -27,7 +27,10 @@ export interface BrowserSession {
   readonly engine: BrowserEngine;
   /** What the running browser reports, e.g. "Firefox 153.8.0esr". */
   readonly version: string;
-  /** A new page (with storage of its own where the engine gives one) at `url`. */
+  /**
+   * A new page at `url`: with storage of its own where the engine gives one, or, on a persistent
+   * profile, the profile's (WebKit's then holds one page at a time).
+   */
   open(url: string, viewport?: Viewport): Promise<EnginePage>;
   close(): Promise<void>;
 }
@@ -35,6 +38,19 @@ export interface BrowserSession {
 export interface LaunchOptions {
   /** Chromium only: WebGPU on SwiftShader. Firefox and WebKitGTK have no WebGPU on Linux: they refuse. */
   webgpu?: boolean;
+  /**
+   * A persistent profile: the browser keeps its storage (Cache API, OPFS) in this folder, on disk,
+   * across reloads and across launches on the same folder (created when missing; never removed
+   * here). Chromium: a persistent user data dir; Firefox: the profile folder; WebKitGTK: MiniBrowser
+   * without WebDriver (whose automation mode is always ephemeral), driven over its remote inspector.
+   */
+  profileDir?: string;
+  /**
+   * WebKit only (the others ignore it): turn on the storage features Safari 17+ enables and
+   * WebKitGTK ships disabled: navigator.storage (estimate, persist) and the origin private file
+   * system (webkit.mjs kSafariStorageFeatures).
+   */
+  safariStorage?: boolean;
 }
 
 export interface BrowserEngine {

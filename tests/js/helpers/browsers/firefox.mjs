@@ -1,6 +1,9 @@
 // Firefox: stock Firefox ESR (Debian's firefox-esr) driven over WebDriver BiDi by puppeteer-core.
 // Playwright cannot drive it (its Firefox is a patched build); puppeteer-core speaks the standard
-// protocol stock Firefox ships. Each page gets its own user context (fresh storage).
+// protocol stock Firefox ships. Each page gets its own user context (fresh storage). With
+// launch({ profileDir }) Firefox runs on that profile folder and pages open in its default context,
+// whose storage is on disk: kept across reloads and relaunches (a user context's is not found again
+// after a relaunch, its id being new).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -19,7 +22,7 @@ class FirefoxPage {
   async goto(url) { await this.page.goto(url, { timeout: 0 }); }
   async reload() { await this.page.reload({ timeout: 0 }); }
   async screenshot(path) { await writeFile(path, await this.page.screenshot({ fullPage: true })); }
-  async close() { await this.context.close(); }
+  async close() { await (this.context ?? this.page).close(); }
 }
 
 export const firefoxEngine = {
@@ -37,13 +40,15 @@ export const firefoxEngine = {
     if (options.webgpu === true) throw new Error('Firefox has no WebGPU on Linux: WebGPU tests run in Chromium only');
     // protocolTimeout 0: a long evaluate (a model load on a loaded machine) is bounded by Jest's
     // test timeout, not by the driver's own 180 s default.
-    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: kFirefox, headless: true, protocolTimeout: 0 });
+    const persistent = options.profileDir !== undefined;
+    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: kFirefox, headless: true, protocolTimeout: 0,
+      ...(persistent ? { userDataDir: options.profileDir } : {}) });
     return {
       engine: firefoxEngine,
-      version: `Firefox ${(await browser.version()).replace(/^firefox\//i, '')}`,
+      version: `Firefox ${(await browser.version()).replace(/^firefox\//i, '')}${persistent ? ' (persistent profile)' : ''}`,
       async open(url, viewport = { width: 1000, height: 1400 }) {
-        const context = await browser.createBrowserContext();
-        const page = await context.newPage();
+        const context = persistent ? undefined : await browser.createBrowserContext();
+        const page = await (context ?? browser).newPage();
         await page.setViewport(viewport);
         await page.goto(url, { timeout: 0 });
         return new FirefoxPage(context, page);

@@ -2,18 +2,32 @@
 // --automation, on a private Xvfb display the driver starts itself. Playwright's WebKit is its own
 // build, not the stock engine; classic WebDriver is what WebKitGTK ships. Each page is a window of
 // one browser (a window, not a tab: a background tab is not painted, so its screenshot never comes);
-// windows share storage, so tests that need fresh storage use a fresh origin.
+// windows share storage, so tests that need fresh storage use a fresh origin. That storage is
+// ephemeral (MiniBrowser's automation mode): launch({ profileDir }) runs MiniBrowser without
+// WebDriver instead, over its remote inspector, with storage that outlives it (webkit-inspector.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { spawnGroup, stopGroup } from './child-processes.mjs';
 import { pageExpression, pageResult } from './page-function.mjs';
+import { launchPersistentWebKit } from './webkit-inspector.mjs';
 import { WebDriverClient, WebDriverSession } from './webdriver-client.mjs';
 import { startXvfb } from './xvfb.mjs';
 
 export const kWebKitDriver = process.env.LAYA_WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
 export const kMiniBrowser = process.env.LAYA_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+
+/**
+ * The storage features Safari (17+) turns on and WebKitGTK 2.50 ships off (`MiniBrowser
+ * --features=help`): navigator.storage (estimate, persist) and the origin private file system with
+ * createWritable(). LaunchOptions.safariStorage asks for them.
+ */
+export const kSafariStorageFeatures = ['StorageAPI', 'StorageAPIEstimate', 'FileSystem', 'FileSystemWritableStream', 'AccessHandle'];
+
+function miniBrowserArgs(options) {
+  return options.safariStorage === true ? [`--features=${kSafariStorageFeatures.map((f) => `+${f}`).join(',')}`] : [];
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -95,6 +109,12 @@ export const webkitEngine = {
       }
     }
     if (options.webgpu === true) throw new Error('WebKitGTK has no WebGPU here: WebGPU tests run in Chromium only');
+    // WebDriver's MiniBrowser (--automation) always has ephemeral storage: a profile that outlives
+    // the browser needs MiniBrowser without WebDriver (webkit-inspector.mjs).
+    if (options.profileDir !== undefined) {
+      return launchPersistentWebKit({ engine: webkitEngine, miniBrowser: kMiniBrowser, profileDir: options.profileDir, freePort,
+        version: webkitEngine.installedVersion(), args: miniBrowserArgs(options) });
+    }
     const xvfb = await startXvfb();
     let driver;
     try {
@@ -104,7 +124,7 @@ export const webkitEngine = {
       const client = new WebDriverClient(`http://127.0.0.1:${port}`);
       await client.waitUntilReady(20000, () => driver.exitCode !== null);
       const { id, capabilities } = await client.newSession({
-        browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: kMiniBrowser, args: ['--automation'] },
+        browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: kMiniBrowser, args: ['--automation', ...miniBrowserArgs(options)] },
       });
       const session = new WebDriverSession(client, id);
       // No script time limit of the driver's own (30 s): Jest's test timeout bounds a long evaluate.

@@ -2,7 +2,7 @@
 // its engine by `npm run bench:page-load` (README "Page load"), falling back to the other when
 // the first is missing or refused. Storage that is refused altogether (an opaque origin, a private
 // window) means no store: the load goes on from the network and onWarning says why.
-import { CacheApiStore, type CacheLike } from './cache-api-store.js';
+import { CacheApiStore, type CacheApiRead, type CacheLike } from './cache-api-store.js';
 import { OpfsStore, type DirectoryLike } from './opfs-store.js';
 import { describeStorageError } from './stored-location.js';
 import type { StoreKind, WeightStore } from './weight-store.js';
@@ -10,6 +10,8 @@ import type { StoreKind, WeightStore } from './weight-store.js';
 export interface StorageGlobals {
   caches?: { open(name: string): Promise<CacheLike> } | undefined;
   navigator?: { userAgent?: string; storage?: { getDirectory?: () => Promise<DirectoryLike> } } | undefined;
+  /** Its prototype's createWritable() is what the OPFS store writes with. */
+  FileSystemFileHandle?: { prototype: object } | undefined;
 }
 
 export type StoreOption = 'auto' | StoreKind;
@@ -18,15 +20,30 @@ export type StoreOption = 'auto' | StoreKind;
  * The engine's measured choice (bench:page-load, README "Page load"): the store a reload loads
  * fastest from, since a page pays that on every visit and the first load once. Chromium: the
  * Cache API (3.2 s from it, 4.6 s from the OPFS, beside Node's 5.1 s); Firefox: the OPFS (5.9 s,
- * 12.6 s from its Cache API); WebKit: the Cache API, the only store WebKitGTK has.
+ * 12.6 s from its Cache API); WebKit: the OPFS (6.1 s, beside Node's 2.7 s; 17.8-20.7 s from its
+ * Cache API, whose cache.match() alone takes 12.5 s for a 0.84 GB entry), falling back to the
+ * Cache API where the OPFS cannot be written from a page (WebKitGTK's defaults, Safari before 26).
  */
 export function measuredStore(userAgent: string): StoreKind {
   if (/Firefox\//.test(userAgent)) return kMeasured.firefox;
-  if (/AppleWebKit\//.test(userAgent) && !/Chrome\/|Chromium\//.test(userAgent)) return kMeasured.webkit;
+  if (isWebKit(userAgent)) return kMeasured.webkit;
   return kMeasured.chromium;
 }
 
-const kMeasured: Record<'chromium' | 'firefox' | 'webkit', StoreKind> = { chromium: 'cache-api', firefox: 'opfs', webkit: 'cache-api' };
+const kMeasured: Record<'chromium' | 'firefox' | 'webkit', StoreKind> = { chromium: 'cache-api', firefox: 'opfs', webkit: 'opfs' };
+
+/**
+ * How the engine's Cache API entries are read (cache-api-store.ts, measured by bench:page-load's
+ * stored-read probe): WebKit hands a stored body over whole, so it is read as its body (3.3 s for
+ * 0.84 GB, where response.blob() and slices took 40 s); the others as a Blob in slices.
+ */
+export function measuredCacheRead(userAgent: string): CacheApiRead {
+  return isWebKit(userAgent) ? 'body' : 'blob';
+}
+
+function isWebKit(userAgent: string): boolean {
+  return /AppleWebKit\//.test(userAgent) && !/Chrome\/|Chromium\//.test(userAgent);
+}
 
 /** The store named `name` for this page, or the reason there is none. */
 export async function openStore(globals: StorageGlobals, name: string, option: StoreOption): Promise<WeightStore | { refused: string }> {
@@ -37,11 +54,15 @@ export async function openStore(globals: StorageGlobals, name: string, option: S
     try {
       if (kind === 'cache-api') {
         if (globals.caches === undefined) throw new Error('the Cache API is missing (an insecure context?)');
-        return new CacheApiStore(await globals.caches.open(name));
+        return new CacheApiStore(await globals.caches.open(name), measuredCacheRead(globals.navigator?.userAgent ?? ''));
       }
       const getDirectory = globals.navigator?.storage?.getDirectory;
       if (getDirectory === undefined) throw new Error('navigator.storage.getDirectory is missing');
-      return await OpfsStore.open(await getDirectory.call(globals.navigator?.storage), name);
+      const root = await getDirectory.call(globals.navigator?.storage);
+      if (!('createWritable' in (globals.FileSystemFileHandle?.prototype ?? {}))) {
+        throw new Error('FileSystemFileHandle.createWritable is missing (Safari before 26 writes the OPFS from workers only)');
+      }
+      return await OpfsStore.open(root, name);
     } catch (error) {
       reasons.push(`${kind === 'opfs' ? 'the origin private file system' : 'the Cache API'}: ${describeStorageError(error)}`);
     }

@@ -45,7 +45,7 @@ export class OpfsStore implements WeightStore {
       await this.remove(url);
       return undefined;
     }
-    return { record, blob };
+    return { record, bytes: blob };
   }
 
   async begin(url: string, record: StoredRecord): Promise<StoreWriter> {

@@ -10,7 +10,7 @@
 import { describeError } from '../../errors.js';
 import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from '../../sources/checkpoint-source.js';
 import type { FetchedFile, HttpLocation } from '../../sources/http-location.js';
-import { BlobByteReader } from '../../stream/blob-byte-reader.js';
+import { BlobByteReader, kSliceBytes } from '../../stream/blob-byte-reader.js';
 import { StreamByteReader } from '../../stream/stream-byte-reader.js';
 import { coalescing, recordOf, type StoreWriter, type StoredFile, type WeightStore } from './weight-store.js';
 
@@ -71,7 +71,11 @@ export class StoredLocation implements CheckpointLocation {
       location: url,
       size: stored.record.size,
       fromStore: true,
-      reader: new BlobByteReader(stored.blob, { file, location: `${url} (stored)`, signal: options.signal, onBytes: options.onBytes }),
+      reader: stored.bytes instanceof Blob
+        ? new BlobByteReader(stored.bytes, { file, location: `${url} (stored)`, signal: options.signal, onBytes: options.onBytes })
+        : new StreamByteReader(piecesOf(stored.bytes), {
+          file, location: `${url} (stored)`, size: stored.record.size, failureCode: 'invalid_checkpoint', signal: options.signal, onBytes: options.onBytes,
+        }),
     };
   }
 
@@ -168,6 +172,30 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
     async cancel(reason) {
       await drop();
       await reader.cancel(reason).catch(() => undefined);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * Chunks already in memory as a stream of at most kSliceBytes pieces (subarrays, no copy), so the
+ * load's progress and abort checks come per piece; each chunk leaves the array once handed on.
+ */
+function piecesOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = chunks[0];
+      if (chunk === undefined) {
+        controller.close();
+        return;
+      }
+      const end = Math.min(chunk.byteLength, at + kSliceBytes);
+      controller.enqueue(chunk.subarray(at, end));
+      at = end;
+      if (at === chunk.byteLength) {
+        chunks.shift();
+        at = 0;
+      }
     },
   }, { highWaterMark: 0 });
 }

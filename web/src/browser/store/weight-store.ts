@@ -10,10 +10,14 @@ export interface StoredRecord {
   lastModified?: string | undefined;
 }
 
-/** A complete stored file: its record and its bytes, read by slicing (blob-byte-reader.ts). */
+/**
+ * A complete stored file: its record and its bytes, either a Blob read in slices
+ * (blob-byte-reader.ts) or, where the engine hands a stored body over whole anyway (WebKit's Cache
+ * API), the body's chunks already read and counted (taken off the array as they are loaded).
+ */
 export interface StoredFile {
   record: StoredRecord;
-  blob: Blob;
+  bytes: Blob | Uint8Array[];
 }
 
 /** One file being written. Until commit() resolves nothing of it is visible; abort() removes it. */
