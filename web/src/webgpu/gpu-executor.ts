@@ -9,6 +9,7 @@
 // in-place steps (LayerNorm, RoPE, accumulate) read and write the same value. So an arena above
 // maxStorageBufferBindingSize is refused (naming both sizes) rather than split.
 import { LayaError, describeError } from '../errors.js';
+import type { StepProfile } from '../request.js';
 import { packBatch, batchWords } from './gpu-batch.js';
 import type { GpuDevice } from './gpu-device.js';
 import { checkStepInArena, planSteps } from './gpu-steps.js';
@@ -31,18 +32,12 @@ export interface GpuExecutorOptions {
 
 export type { GpuKernelOptions };
 
-/** What ran: the kernels chosen and the work each run recorded. */
-export interface GpuRunStats {
-  /** The GEMM choice and whether F16 weights are staged through shader-f16 on this device. */
-  gemm: GemmChoice;
-  shaderF16: boolean;
-  /** GEMM kernels used by the runs since the stats were reset, by key ("gemm-tiled/t64x64/F16/..."), with their dispatches. */
-  gemmKernels: Record<string, number>;
-  runs: number;
-  dispatches: number;
-  passes: number;
-  submits: number;
-}
+/**
+ * What ran: the kernels chosen and the work each run recorded, as the profile reports it
+ * (StepProfile.gpu), with the GEMM choice typed. gemmKernels are the GEMM kernels used by the runs
+ * since the stats were reset, by key ("gemm-tiled/t64x64/F16/..."), with their dispatches.
+ */
+export type GpuRunStats = Omit<NonNullable<StepProfile['gpu']>, 'gemm'> & { gemm: GemmChoice };
 
 interface PreparedStep {
   plan: StepPlan;
