@@ -30,6 +30,12 @@ fi
 
 if [ -f package-lock.json ]; then
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
+    # A registry connection reset mid-install (seen on these machines) is retried, not fatal.
+    for attempt in 1 2 3; do
+      npm ci --no-audit --no-fund && break
+      [ "$attempt" -eq 3 ] && exit 1
+      echo "setup: npm ci failed (attempt $attempt of 3); retrying in 10 s"
+      sleep 10
+    done
   fi
 fi

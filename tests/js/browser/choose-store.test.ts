@@ -38,12 +38,12 @@ test("'auto' falls back to the other store when the measured one is refused", as
     .toMatchObject({ kind: 'opfs' });
 });
 
-test("'auto' in WebKit takes the OPFS where a page can write it, else the Cache API (Safari before 26, WebKitGTK's defaults)", async () => {
+test("'auto' in WebKit takes the OPFS where a page or its worker can write it, else the Cache API (WebKitGTK's defaults)", async () => {
   const globals: StorageGlobals = { caches: { open: async () => cache }, navigator: { userAgent: kSafariUa, storage: { getDirectory: async () => folder } } };
   expect(await openStore({ ...globals, ...kWritable }, 'x', 'auto')).toMatchObject({ kind: 'opfs' });
   expect(await openStore(globals, 'x', 'auto')).toMatchObject({ kind: 'cache-api' });
   expect(await openStore(globals, 'x', 'opfs')).toEqual({
-    refused: 'the origin private file system: FileSystemFileHandle.createWritable is missing (Safari before 26 writes the OPFS from workers only)',
+    refused: 'the origin private file system: FileSystemFileHandle.createWritable is missing and no worker could open a sync access handle',
   });
 });
 

@@ -6,8 +6,9 @@
 import { load } from '../../../web/src/index.browser.js';
 import { FakeCore } from '../helpers/fake-core.js';
 
-export type StoreName = 'cache-api' | 'opfs';
-export type CaseName = 'store-then-revalidate' | 'torn' | 'changed' | 'quota-estimate' | 'quota-exceeded' | 'refused' | 'abort' | 'persist';
+/** 'opfs' as the engine gives it (sync access handles in a worker where it can); 'opfs-writable' with no Worker (createWritable). */
+export type StoreName = 'cache-api' | 'opfs' | 'opfs-writable';
+export type CaseName = 'store-then-revalidate' | 'shared-memory' | 'torn' | 'changed' | 'quota-estimate' | 'quota-exceeded' | 'refused' | 'abort' | 'persist';
 
 export interface CaseResult {
   /** SHA-256 of what reached wasm memory, per load. */
@@ -24,6 +25,8 @@ export interface CaseResult {
   lastWeightEvents: unknown[];
   errors: string[];
   persisted?: boolean;
+  /** Workers the page started during the case (the OPFS store's, on the sync-handle route). */
+  workers: number;
 }
 
 const kWeights = 'model.safetensors';
@@ -31,8 +34,23 @@ const kCacheName = 'laya-wasm-test';
 
 export async function runCase(name: CaseName, store: StoreName, hubUrl: string): Promise<CaseResult> {
   await clearStores();
-  const result: CaseResult = { digests: [], requests: [], warnings: [], storedWeights: 0, storedEtag: null, live: 0, lastWeightEvents: [], errors: [] };
-  const fake = new FakeCore();
+  const result: CaseResult = { digests: [], requests: [], warnings: [], storedWeights: 0, storedEtag: null, live: 0, lastWeightEvents: [], errors: [], workers: 0 };
+  const fake = new FakeCore({ sharedMemory: name === 'shared-memory' });
+  const restoreWorker = watchWorkers(result, store, name === 'quota-exceeded');
+  try {
+    await playCase(name, store, hubUrl, fake, result);
+  } finally {
+    restoreWorker();
+  }
+  result.live = fake.live;
+  const stored = await storedWeights(store, hubUrl);
+  result.storedWeights = stored.bytes;
+  result.storedEtag = stored.etag;
+  return result;
+}
+
+async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fake: FakeCore, result: CaseResult): Promise<void> {
+  const store = storeName === 'cache-api' ? 'cache-api' : 'opfs';
   let etag = '"v1"';
   let requests: string[] = [];
   const fetchFn = async (url: string, init?: RequestInit): Promise<Response> => {
@@ -66,7 +84,7 @@ export async function runCase(name: CaseName, store: StoreName, hubUrl: string):
     result.lastWeightEvents.push(last);
   };
 
-  if (name === 'store-then-revalidate') {
+  if (name === 'store-then-revalidate' || name === 'shared-memory') {
     await loadOnce();
     await loadOnce();
   } else if (name === 'torn') {
@@ -108,11 +126,41 @@ export async function runCase(name: CaseName, store: StoreName, hubUrl: string):
     // The load does not wait for the answer; give the browser a moment to give it.
     for (let i = 0; i < 40 && result.persisted === undefined; i++) await new Promise((r) => setTimeout(r, 50));
   }
-  result.live = fake.live;
-  const stored = await storedWeights(store, hubUrl);
-  result.storedWeights = stored.bytes;
-  result.storedEtag = stored.etag;
-  return result;
+}
+
+/**
+ * Counts the workers the page starts, and undoes what the store needs undone: 'opfs-writable'
+ * takes the page's Worker away (the OPFS store then writes with createWritable()); a quota case
+ * starts every worker with its sync handles' writes failing as a full disk does.
+ */
+function watchWorkers(result: CaseResult, store: StoreName, quotaExceeded: boolean): () => void {
+  const real = Object.getOwnPropertyDescriptor(window, 'Worker') as PropertyDescriptor;
+  const RealWorker = window.Worker;
+  const prelude = quotaExceeded ? `(${failSyncWritesAfter100kB.toString()})();\n` : '';
+  const Counted = class extends RealWorker {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      result.workers += 1;
+      const source = `${prelude}importScripts(${JSON.stringify(String(url))});`;
+      super(prelude === '' ? url : URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), options);
+    }
+  };
+  Object.defineProperty(window, 'Worker', { value: store === 'opfs-writable' ? undefined : Counted, configurable: true, writable: true });
+  return () => Object.defineProperty(window, 'Worker', real);
+}
+
+/** Runs in the store's worker: its sync handles throw QuotaExceededError once 100 kB are written. */
+function failSyncWritesAfter100kB(): void {
+  const proto = (self as unknown as { FileSystemSyncAccessHandle?: { prototype: { write(data: ArrayBufferView, options?: unknown): number } } })
+    .FileSystemSyncAccessHandle?.prototype;
+  if (proto === undefined) return;
+  const write = proto.write;
+  const written = new WeakMap<object, number>();
+  proto.write = function (this: object, data: ArrayBufferView, options?: unknown): number {
+    const total = (written.get(this) ?? 0) + data.byteLength;
+    written.set(this, total);
+    if (total > 100000) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    return write.call(this, data, options);
+  };
 }
 
 async function digest(bytes: Uint8Array): Promise<string> {
@@ -139,7 +187,7 @@ async function opfsEntry(hubUrl: string, cacheName = kCacheName): Promise<{ fold
   return { folder, name: Array.from(hash.subarray(0, 16), (b) => b.toString(16).padStart(2, '0')).join('') };
 }
 
-async function storedWeights(store: StoreName, hubUrl: string, cacheName = kCacheName): Promise<{ bytes: number; etag: string | null }> {
+async function storedWeights(store: StoreName | 'opfs', hubUrl: string, cacheName = kCacheName): Promise<{ bytes: number; etag: string | null }> {
   if (store === 'cache-api') {
     const response = await (await caches.open(cacheName)).match(weightsUrl(hubUrl));
     if (response === undefined) return { bytes: 0, etag: null };
@@ -157,7 +205,7 @@ async function storedWeights(store: StoreName, hubUrl: string, cacheName = kCach
 }
 
 /** Leaves the stored weights 1000 bytes long with their record unchanged (an evicted or torn entry). */
-async function tearWeights(store: StoreName, hubUrl: string): Promise<void> {
+async function tearWeights(store: 'cache-api' | 'opfs', hubUrl: string): Promise<void> {
   if (store === 'cache-api') {
     const cache = await caches.open(kCacheName);
     const response = await cache.match(weightsUrl(hubUrl));
@@ -174,7 +222,7 @@ async function tearWeights(store: StoreName, hubUrl: string): Promise<void> {
 }
 
 /** The store's writes fail with QuotaExceededError once 100 kB are written, as a full disk does. */
-function patchQuotaExceeded(store: StoreName): void {
+function patchQuotaExceeded(store: 'cache-api' | 'opfs'): void {
   const quota = (): DOMException => new DOMException('The quota has been exceeded.', 'QuotaExceededError');
   if (store === 'cache-api') {
     const put = Cache.prototype.put;

@@ -48,8 +48,11 @@ describeInEngines('the page store', (browser) => {
     }, { name, store, hubUrl: server.origin });
   }
 
-  describe.each(['cache-api', 'opfs'] as const)('the %s store', (store) => {
-    if (store === 'opfs' && !kStorageManager[browser.name]) {
+  // 'opfs' is the OPFS as the engine gives it: through sync access handles in the store's worker
+  // where it can (Chromium, Firefox); 'opfs-writable' is the same store in a page without Worker
+  // (createWritable() and File slices on the page's thread, WebKit's route).
+  describe.each(['cache-api', 'opfs', 'opfs-writable'] as const)('the %s store', (store) => {
+    if (store !== 'cache-api' && !kStorageManager[browser.name]) {
       test('this engine has no OPFS: the opfs store loads from the network, and a warning says why', async () => {
         const r = await run('store-then-revalidate', store);
         expect(r.errors).toEqual([]);
@@ -71,7 +74,19 @@ describeInEngines('the page store', (browser) => {
       const done = { type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize };
       expect(r.lastWeightEvents).toEqual([done, { ...done, fromStore: true }]);
       expect(r.warnings).toEqual([]);
+      // Only the OPFS store on its sync-handle route starts workers (one per file written or read).
+      expect(r.workers > 0).toBe(store === 'opfs');
     });
+
+    if (store === 'opfs') {
+      test('with shared wasm memory (threads) the worker reads the stored weights straight into it, the same bytes', async () => {
+        const r = await run('shared-memory', store);
+        expect(r.errors).toEqual([]);
+        expect(r.requests.map((load) => [...load].sort())).toEqual([[...kFiles].sort(), [...kRevalidated].sort()]);
+        expect(r.digests).toEqual([kDigest, kDigest]);
+        expect(r.lastWeightEvents[1]).toMatchObject({ loaded: kWeightsSize, fromStore: true });
+      });
+    }
 
     test('a torn entry (shorter than its record) is downloaded again, never loaded truncated', async () => {
       const r = await run('torn', store);

@@ -15,6 +15,8 @@ export interface FakeCoreOptions {
   warnings?: string[];
   /** Called on every new session, e.g. to replace a method. */
   customize?: (session: FakeSession) => void;
+  /** Shared wasm memory (a SharedArrayBuffer), as the threaded module has. */
+  sharedMemory?: boolean;
 }
 
 export class FakeCore {
@@ -43,13 +45,18 @@ export class FakeCore {
 }
 
 class FakeModule implements LayaCoreModule {
-  readonly memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+  readonly memory: WebAssembly.Memory;
   /** Like Emscripten's: a plain property replaced when memory grows (old views go stale). */
-  HEAPU8 = new Uint8Array(this.memory.buffer);
+  HEAPU8: Uint8Array;
   top = 1024;
   readonly LayaSession: new () => LayaSessionHandle;
 
   constructor(owner: FakeCore) {
+    // Shared memory is reserved whole up front in some engines: 1 GiB at most, not 4.
+    this.memory = owner.options.sharedMemory === true
+      ? new WebAssembly.Memory({ initial: 1, maximum: 16384, shared: true })
+      : new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+    this.HEAPU8 = new Uint8Array(this.memory.buffer);
     const module = this;
     this.LayaSession = class extends FakeSession {
       constructor() {

@@ -4,14 +4,17 @@
 // window) means no store: the load goes on from the network and onWarning says why.
 import { CacheApiStore, type CacheApiRead, type CacheLike } from './cache-api-store.js';
 import { OpfsStore, type DirectoryLike } from './opfs-store.js';
+import type { WorkerGlobals } from './opfs-worker.js';
 import { describeStorageError } from './stored-location.js';
 import type { StoreKind, WeightStore } from './weight-store.js';
 
 export interface StorageGlobals {
   caches?: { open(name: string): Promise<CacheLike> } | undefined;
   navigator?: { userAgent?: string; storage?: { getDirectory?: () => Promise<DirectoryLike> } } | undefined;
-  /** Its prototype's createWritable() is what the OPFS store writes with. */
+  /** Its prototype's createWritable() is what the OPFS store writes with where no worker can. */
   FileSystemFileHandle?: { prototype: object } | undefined;
+  /** Starts the OPFS store's worker (opfs-worker.ts). */
+  Worker?: WorkerGlobals['Worker'];
 }
 
 export type StoreOption = 'auto' | StoreKind;
@@ -59,10 +62,11 @@ export async function openStore(globals: StorageGlobals, name: string, option: S
       const getDirectory = globals.navigator?.storage?.getDirectory;
       if (getDirectory === undefined) throw new Error('navigator.storage.getDirectory is missing');
       const root = await getDirectory.call(globals.navigator?.storage);
-      if (!('createWritable' in (globals.FileSystemFileHandle?.prototype ?? {}))) {
-        throw new Error('FileSystemFileHandle.createWritable is missing (Safari before 26 writes the OPFS from workers only)');
+      const store = await OpfsStore.open(root, name, globals);
+      if (store.route === 'writable' && !('createWritable' in (globals.FileSystemFileHandle?.prototype ?? {}))) {
+        throw new Error('FileSystemFileHandle.createWritable is missing and no worker could open a sync access handle');
       }
-      return await OpfsStore.open(root, name);
+      return store;
     } catch (error) {
       reasons.push(`${kind === 'opfs' ? 'the origin private file system' : 'the Cache API'}: ${describeStorageError(error)}`);
     }

@@ -1,10 +1,18 @@
 // The weight store on the origin private file system: per file, <name>.bin holds the bytes and
 // <name>.json the record, written after the bytes are closed, so a file without its record (a tab
 // closed mid-download) is never used, and a record whose size differs from the bytes' (evicted
-// or torn) is removed. Writes go through createWritable() (a swap file the engine commits on
-// close), at most kStoreBoundBytes in flight; reads are File slices (blob-byte-reader.ts).
+// or torn) is removed. At most kStoreBoundBytes are in flight to the disk. Files are read and
+// written by one of two routes (OpfsRoute), the faster where the engine has it:
+//   'sync-handles'  FileSystemSyncAccessHandle in the store's worker (opfs-worker.ts): writes
+//                   and reads in the page's own process, reads straight into shared wasm memory;
+//   'writable'      createWritable() (a swap file the engine commits on close) and File slices
+//                   (blob-byte-reader.ts), on the page's thread: WebKitGTK, which refuses sync
+//                   handles, and pages that cannot start a worker.
+import type { ByteReader } from '../../stream/byte-reader.js';
+import { BlobByteReader, type BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
+import { OpfsWorker, type WorkerGlobals } from './opfs-worker.js';
+import { SyncHandleByteReader, type SyncHandleFile } from './sync-handle-reader.js';
 import { exactView, kStoreBoundBytes, type StoreKind, type StoreWriter, type StoredFile, type StoredRecord, type WeightStore } from './weight-store.js';
-
 /** The parts of the File System Access API used here. */
 interface Writable {
   write(data: Uint8Array | string): Promise<void>;
@@ -21,14 +29,29 @@ export interface DirectoryLike {
   removeEntry(name: string): Promise<void>;
 }
 
+export type OpfsRoute = 'sync-handles' | 'writable';
+
+/** One file being written, by either route: writes complete in order. */
+interface FileSink {
+  write(chunk: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  abort(): Promise<void>;
+}
+
 export class OpfsStore implements WeightStore {
   readonly kind: StoreKind = 'opfs';
 
-  constructor(private readonly folder: DirectoryLike) {}
+  private constructor(private readonly folder: DirectoryLike, private readonly folderName: string,
+                      readonly route: OpfsRoute, private readonly globals: WorkerGlobals) {}
 
-  /** The folder `name` under the origin's OPFS root (throws SecurityError where storage is refused). */
-  static async open(root: DirectoryLike, name: string): Promise<OpfsStore> {
-    return new OpfsStore(await root.getDirectoryHandle(name, { create: true }));
+  /**
+   * The folder `name` under the origin's OPFS root (throws SecurityError where storage is refused),
+   * on the sync-handle route where a worker can open one there, else on createWritable().
+   */
+  static async open(root: DirectoryLike, name: string, globals: WorkerGlobals = globalThis as WorkerGlobals,
+                    route?: OpfsRoute): Promise<OpfsStore> {
+    const folder = await root.getDirectoryHandle(name, { create: true });
+    return new OpfsStore(folder, name, route ?? (await syncHandlesWork(folder, name, globals) ? 'sync-handles' : 'writable'), globals);
   }
 
   async find(url: string): Promise<StoredFile | undefined> {
@@ -45,21 +68,23 @@ export class OpfsStore implements WeightStore {
       await this.remove(url);
       return undefined;
     }
-    return { record, bytes: blob };
+    if (this.route === 'writable') return { record, bytes: blob };
+    // The handle is opened by the first read, so that nothing holds the file while the load asks
+    // the server whether it changed (a new version removes it).
+    const openReader = (options: BlobByteReaderOptions): ByteReader => new SyncHandleByteReader(record.size,
+      () => openInWorker(this.globals, this.folderName, `${name}.bin`, false), () => new BlobByteReader(blob, options), options);
+    return { record, bytes: { openReader } };
   }
 
   async begin(url: string, record: StoredRecord): Promise<StoreWriter> {
     const name = await entryName(url);
     // A new download replaces the old file: its record goes first, so the old bytes are never used again.
     await this.folder.removeEntry(`${name}.json`).catch(() => undefined);
-    const handle = await this.folder.getFileHandle(`${name}.bin`, { create: true });
-    if (handle.createWritable === undefined) throw new Error('this engine has no FileSystemFileHandle.createWritable()');
-    const writable = await handle.createWritable({ keepExistingData: false });
+    const sink = await this.create(`${name}.bin`);
     const inFlight: Array<{ bytes: number; done: Promise<void> }> = [];
     let pending = 0;
     let failure: unknown;
     let closed = false;
-    const folder = this.folder;
     const settle = async (): Promise<void> => {
       const first = inFlight.shift();
       if (first === undefined) return;
@@ -67,30 +92,28 @@ export class OpfsStore implements WeightStore {
       pending -= first.bytes;
     };
     return {
-      async write(chunk) {
+      write: async (chunk) => {
         if (failure !== undefined) throw failure;
-        const done = writable.write(exactView(chunk)).catch((error: unknown) => { failure ??= error; });
+        const done = sink.write(chunk).catch((error: unknown) => { failure ??= error; });
         inFlight.push({ bytes: chunk.byteLength, done });
         pending += chunk.byteLength;
         while (pending > kStoreBoundBytes) await settle();
         if (failure !== undefined) throw failure;
       },
-      async commit() {
+      commit: async () => {
         while (inFlight.length > 0) await settle();
         if (failure !== undefined) throw failure;
         closed = true;
-        await writable.close();
-        const json = await (await folder.getFileHandle(`${name}.json`, { create: true })).createWritable?.({ keepExistingData: false });
-        if (json === undefined) throw new Error('this engine has no FileSystemFileHandle.createWritable()');
-        await json.write(JSON.stringify(record));
+        await sink.close();
+        const json = await this.create(`${name}.json`);
+        await json.write(new TextEncoder().encode(JSON.stringify(record)));
         await json.close();
       },
-      async abort() {
+      abort: async () => {
         while (inFlight.length > 0) await settle().catch(() => undefined);
-        if (!closed) await writable.abort().catch(() => undefined);
+        if (!closed) await sink.abort().catch(() => undefined);
         closed = true;
-        await folder.removeEntry(`${name}.json`).catch(() => undefined);
-        await folder.removeEntry(`${name}.bin`).catch(() => undefined);
+        await this.remove(url);
       },
     };
   }
@@ -100,7 +123,83 @@ export class OpfsStore implements WeightStore {
     await this.folder.removeEntry(`${name}.json`).catch(() => undefined);
     await this.folder.removeEntry(`${name}.bin`).catch(() => undefined);
   }
+
+  /** `file` emptied and opened for writing, by the store's route. */
+  private async create(file: string): Promise<FileSink> {
+    if (this.route === 'sync-handles') {
+      const opened = await openInWorker(this.globals, this.folderName, file, true);
+      let at = 0;
+      return {
+        write: (chunk) => {
+          const offset = at;
+          at += chunk.byteLength;
+          return opened.write(offset, exactView(chunk).buffer as ArrayBuffer);
+        },
+        close: () => opened.close(true),
+        abort: () => opened.close(false),
+      };
+    }
+    const handle = await this.folder.getFileHandle(file, { create: true });
+    if (handle.createWritable === undefined) throw new Error('this engine has no FileSystemFileHandle.createWritable()');
+    const writable = await handle.createWritable({ keepExistingData: false });
+    return { write: (chunk) => writable.write(exactView(chunk)), close: () => writable.close(), abort: () => writable.abort() };
+  }
 }
+
+/** An OPFS file opened by a worker of its own, which ends when the file is closed. */
+interface WorkerFile extends SyncHandleFile {
+  write(at: number, buffer: ArrayBuffer): Promise<void>;
+  close(flush?: boolean): Promise<void>;
+}
+
+/** `file` in the OPFS folder `folderName`, opened (and for `write`, emptied) by a new worker. */
+async function openInWorker(globals: WorkerGlobals, folderName: string, file: string, write: boolean): Promise<WorkerFile> {
+  const worker = OpfsWorker.start(globals);
+  try {
+    const opened = await worker.call({ op: 'open', folder: folderName, file, write });
+    const handle = opened.handle as number;
+    return {
+      size: opened.size as number,
+      write: async (at, buffer) => { await worker.call({ op: 'write', handle, at, buffer }, [buffer]); },
+      read: (at, length, target) => 'into' in target
+        ? worker.call({ op: 'read', handle, at, length, into: target.into, offset: target.offset })
+        : worker.call({ op: 'read', handle, at, length, buffer: target.buffer }, target.buffer === undefined ? [] : [target.buffer]),
+      close: async (flush = false) => {
+        try {
+          await worker.call({ op: 'close', handle, flush });
+        } finally {
+          worker.end();
+        }
+      },
+    };
+  } catch (error) {
+    worker.end();
+    throw error;
+  }
+}
+
+/** Whether a worker can open a sync access handle in `folder` (asked once per page and Worker). */
+function syncHandlesWork(folder: DirectoryLike, folderName: string, globals: WorkerGlobals): Promise<boolean> {
+  if (globals.Worker === undefined) return Promise.resolve(false);
+  let answer = kAsked.get(globals.Worker);
+  if (answer === undefined) {
+    answer = (async () => {
+      try {
+        await (await openInWorker(globals, folderName, kProbeFile, true)).close();
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await folder.removeEntry(kProbeFile).catch(() => undefined);
+      }
+    })();
+    kAsked.set(globals.Worker, answer);
+  }
+  return answer;
+}
+
+const kAsked = new WeakMap<object, Promise<boolean>>();
+const kProbeFile = 'laya-sync-handle-probe';
 
 /** A file name for a URL: the hex SHA-256 of it (URLs hold characters file names cannot). */
 async function entryName(url: string): Promise<string> {

@@ -66,16 +66,16 @@ export class StoredLocation implements CheckpointLocation {
 
   private fromStore(file: CheckpointFileName, url: string, stored: StoredFile, options: OpenOptions): OpenedFile {
     options.onSize?.(stored.record.size);
+    const readerOptions = { file, location: `${url} (stored)`, signal: options.signal, onBytes: options.onBytes };
+    const { bytes } = stored;
     return {
       file,
       location: url,
       size: stored.record.size,
       fromStore: true,
-      reader: stored.bytes instanceof Blob
-        ? new BlobByteReader(stored.bytes, { file, location: `${url} (stored)`, signal: options.signal, onBytes: options.onBytes })
-        : new StreamByteReader(piecesOf(stored.bytes), {
-          file, location: `${url} (stored)`, size: stored.record.size, failureCode: 'invalid_checkpoint', signal: options.signal, onBytes: options.onBytes,
-        }),
+      reader: bytes instanceof Blob ? new BlobByteReader(bytes, readerOptions)
+        : Array.isArray(bytes) ? new StreamByteReader(piecesOf(bytes), { ...readerOptions, size: stored.record.size, failureCode: 'invalid_checkpoint' })
+          : bytes.openReader(readerOptions),
     };
   }
 

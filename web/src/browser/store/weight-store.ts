@@ -2,6 +2,8 @@
 // loader does not care where the bytes live: the Cache API (cache-api-store.ts) or the origin
 // private file system (opfs-store.ts), chosen per engine (choose-store.ts). A file is visible to
 // find() only once every byte of it was written and committed, with the record of what it is.
+import type { BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
+import type { ByteReader } from '../../stream/byte-reader.js';
 
 /** What a stored file is: its length and the validators of the answer it was downloaded from. */
 export interface StoredRecord {
@@ -12,17 +14,26 @@ export interface StoredRecord {
 
 /**
  * A complete stored file: its record and its bytes, either a Blob read in slices
- * (blob-byte-reader.ts) or, where the engine hands a stored body over whole anyway (WebKit's Cache
- * API), the body's chunks already read and counted (taken off the array as they are loaded).
+ * (blob-byte-reader.ts), or, where the engine hands a stored body over whole anyway (WebKit's Cache
+ * API), the body's chunks already read and counted (taken off the array as they are loaded), or a
+ * reader the store opens itself (the OPFS through sync access handles, sync-handle-reader.ts).
  */
 export interface StoredFile {
   record: StoredRecord;
-  bytes: Blob | Uint8Array[];
+  bytes: Blob | Uint8Array[] | OpensReader;
+}
+
+/** Stored bytes that only their store knows how to read. */
+export interface OpensReader {
+  openReader(options: BlobByteReaderOptions): ByteReader;
 }
 
 /** One file being written. Until commit() resolves nothing of it is visible; abort() removes it. */
 export interface StoreWriter {
-  /** Resolves once the chunk is queued; waits only while more than the store's bound is in flight. */
+  /**
+   * Resolves once the chunk is queued; waits only while more than the store's bound is in flight.
+   * The chunk is the writer's from then on: its buffer may be handed to a worker (transferred).
+   */
   write(chunk: Uint8Array): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
