@@ -20,7 +20,7 @@ const kWritable = { FileSystemFileHandle: { prototype: { createWritable: () => u
 const securityError = (): never => { throw Object.assign(new Error('The operation is insecure.'), { name: 'SecurityError' }); };
 
 test('each engine gets the store measured fastest to load from', () => {
-  expect(measuredStore(kChromeUa)).toBe('cache-api');
+  expect(measuredStore(kChromeUa)).toBe('opfs');
   expect(measuredStore(kFirefoxUa)).toBe('opfs');
   expect(measuredStore(kSafariUa)).toBe('opfs');
 });

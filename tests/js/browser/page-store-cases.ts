@@ -69,7 +69,7 @@ async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fa
     const sessions = fake.sessions.length;
     try {
       const model = await load({ repo: 'org/tiny', hubUrl }, {
-        cache: kCacheName, cacheStore: store, fetch: fetchFn, wasm: { factory: fake.factory },
+        cache: kCacheName, cacheStore: store, fetch: fetchFn, wasm: { factory: fake.factory }, threads: 1,
         onWarning: (w: string) => result.warnings.push(w),
         onProgress: (e: { type: string; file?: string }) => { if (e.file === kWeights) last = e; (extra['onProgress'] as ((e: unknown) => void) | undefined)?.(e); },
         ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'onProgress')),

@@ -74,7 +74,8 @@ describeInEngines('the page store', (browser) => {
       const done = { type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize };
       expect(r.lastWeightEvents).toEqual([done, { ...done, fromStore: true }]);
       expect(r.warnings).toEqual([]);
-      // Only the OPFS store on its sync-handle route starts workers (one per file written or read).
+      // Only the OPFS store on its sync-handle route starts workers (one per file written or read;
+      // threads: 1, so WebKit starts none to count its cores).
       expect(r.workers > 0).toBe(store === 'opfs');
     });
 

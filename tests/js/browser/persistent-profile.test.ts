@@ -17,7 +17,7 @@ const kPrefix = '/org/tiny/resolve/main/';
 const kWeightsRequest = `${kPrefix}model.safetensors`;
 const kDigest = createHash('sha256').update(safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors'))).digest('hex');
 /** The store 'auto' picks in each engine (choose-store.ts measuredStore). */
-const kAutoStore = { chromium: 'cache-api', firefox: 'opfs', webkit: 'opfs' } as const;
+const kAutoStore = { chromium: 'opfs', firefox: 'opfs', webkit: 'opfs' } as const;
 
 describe.each(selectedEngines().map((engine) => [engineTitle(engine), engine] as const))('a page on a persistent profile, in %s', (_title, engine) => {
   let server: PageServer;

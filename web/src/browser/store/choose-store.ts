@@ -20,12 +20,12 @@ export interface StorageGlobals {
 export type StoreOption = 'auto' | StoreKind;
 
 /**
- * The engine's measured choice (bench:page-load, README "Page load"): the store a reload loads
- * fastest from, since a page pays that on every visit and the first load once. Chromium: the
- * Cache API (3.2 s from it, 4.6 s from the OPFS, beside Node's 5.1 s); Firefox: the OPFS (5.9 s,
- * 12.6 s from its Cache API); WebKit: the OPFS (6.1 s, beside Node's 2.7 s; 17.8-20.7 s from its
- * Cache API, whose cache.match() alone takes 12.5 s for a 0.84 GB entry), falling back to the
- * Cache API where the OPFS cannot be written from a page (WebKitGTK's defaults, Safari before 26).
+ * The engine's measured choice (bench:page-load, README "Page load"). The OPFS in all three, on
+ * the 2-core machine with Node's directory load at 0.93 s: Chromium 5.2 s first, 0.90 s from the
+ * store (Cache API: 16.7 s and 2.4 s); Firefox 8.3 s and 0.93 s (17.2 s and 5.6 s); both through
+ * sync access handles in a worker. WebKitGTK, whose sync handles are not supported, through
+ * createWritable(): 13.8 s and 1.9 s (20.4 s and 8.2 s; its cache.match() alone takes 7 s for a
+ * 0.84 GB entry). Where the OPFS cannot be written at all (WebKitGTK's defaults), the Cache API.
  */
 export function measuredStore(userAgent: string): StoreKind {
   if (/Firefox\//.test(userAgent)) return kMeasured.firefox;
@@ -33,7 +33,7 @@ export function measuredStore(userAgent: string): StoreKind {
   return kMeasured.chromium;
 }
 
-const kMeasured: Record<'chromium' | 'firefox' | 'webkit', StoreKind> = { chromium: 'cache-api', firefox: 'opfs', webkit: 'opfs' };
+const kMeasured: Record<'chromium' | 'firefox' | 'webkit', StoreKind> = { chromium: 'opfs', firefox: 'opfs', webkit: 'opfs' };
 
 /**
  * How the engine's Cache API entries are read (cache-api-store.ts, measured by bench:page-load's

@@ -34,6 +34,8 @@ export type OpfsRoute = 'sync-handles' | 'writable';
 /** One file being written, by either route: writes complete in order. */
 interface FileSink {
   write(chunk: Uint8Array): Promise<void>;
+  /** A buffer of `bytes` that an earlier write is done with, if there is one (coalescing reuses it). */
+  spare?(bytes: number): Uint8Array | undefined;
   close(): Promise<void>;
   abort(): Promise<void>;
 }
@@ -72,7 +74,7 @@ export class OpfsStore implements WeightStore {
     // The handle is opened by the first read, so that nothing holds the file while the load asks
     // the server whether it changed (a new version removes it).
     const openReader = (options: BlobByteReaderOptions): ByteReader => new SyncHandleByteReader(record.size,
-      () => openInWorker(this.globals, this.folderName, `${name}.bin`, false), () => new BlobByteReader(blob, options), options);
+      () => openInWorker(this.globals, this.folderName, `${name}.bin`, null), () => new BlobByteReader(blob, options), options);
     return { record, bytes: { openReader } };
   }
 
@@ -80,7 +82,7 @@ export class OpfsStore implements WeightStore {
     const name = await entryName(url);
     // A new download replaces the old file: its record goes first, so the old bytes are never used again.
     await this.folder.removeEntry(`${name}.json`).catch(() => undefined);
-    const sink = await this.create(`${name}.bin`);
+    const sink = await this.create(`${name}.bin`, record.size);
     const inFlight: Array<{ bytes: number; done: Promise<void> }> = [];
     let pending = 0;
     let failure: unknown;
@@ -92,6 +94,7 @@ export class OpfsStore implements WeightStore {
       pending -= first.bytes;
     };
     return {
+      spareBuffer: (bytes) => sink.spare?.(bytes),
       write: async (chunk) => {
         if (failure !== undefined) throw failure;
         const done = sink.write(chunk).catch((error: unknown) => { failure ??= error; });
@@ -105,8 +108,9 @@ export class OpfsStore implements WeightStore {
         if (failure !== undefined) throw failure;
         closed = true;
         await sink.close();
-        const json = await this.create(`${name}.json`);
-        await json.write(new TextEncoder().encode(JSON.stringify(record)));
+        const text = new TextEncoder().encode(JSON.stringify(record));
+        const json = await this.create(`${name}.json`, text.byteLength);
+        await json.write(text);
         await json.close();
       },
       abort: async () => {
@@ -124,16 +128,26 @@ export class OpfsStore implements WeightStore {
     await this.folder.removeEntry(`${name}.bin`).catch(() => undefined);
   }
 
-  /** `file` emptied and opened for writing, by the store's route. */
-  private async create(file: string): Promise<FileSink> {
+  /**
+   * `file` opened for writing `size` bytes, by the store's route. On the sync-handle route the file
+   * is given its length at once (one quota request, not one per write; a disk too small fails
+   * here), and each written buffer comes back from the worker to be filled again.
+   */
+  private async create(file: string, size: number): Promise<FileSink> {
     if (this.route === 'sync-handles') {
-      const opened = await openInWorker(this.globals, this.folderName, file, true);
+      const opened = await openInWorker(this.globals, this.folderName, file, size);
+      const spares: ArrayBuffer[] = [];
       let at = 0;
       return {
-        write: (chunk) => {
+        write: async (chunk) => {
           const offset = at;
           at += chunk.byteLength;
-          return opened.write(offset, exactView(chunk).buffer as ArrayBuffer);
+          const done = await opened.write(offset, exactView(chunk).buffer as ArrayBuffer);
+          if (done !== undefined) spares.push(done);
+        },
+        spare: (bytes) => {
+          const index = spares.findIndex((b) => b.byteLength === bytes);
+          return index < 0 ? undefined : new Uint8Array(spares.splice(index, 1)[0] as ArrayBuffer);
         },
         close: () => opened.close(true),
         abort: () => opened.close(false),
@@ -148,19 +162,23 @@ export class OpfsStore implements WeightStore {
 
 /** An OPFS file opened by a worker of its own, which ends when the file is closed. */
 interface WorkerFile extends SyncHandleFile {
-  write(at: number, buffer: ArrayBuffer): Promise<void>;
+  /** Resolves with the buffer, handed back by the worker once written. */
+  write(at: number, buffer: ArrayBuffer): Promise<ArrayBuffer | undefined>;
   close(flush?: boolean): Promise<void>;
 }
 
-/** `file` in the OPFS folder `folderName`, opened (and for `write`, emptied) by a new worker. */
-async function openInWorker(globals: WorkerGlobals, folderName: string, file: string, write: boolean): Promise<WorkerFile> {
+/**
+ * `file` in the OPFS folder `folderName`, opened by a new worker: to read (`writeSize` null) or
+ * to write, created and set to `writeSize` bytes.
+ */
+async function openInWorker(globals: WorkerGlobals, folderName: string, file: string, writeSize: number | null): Promise<WorkerFile> {
   const worker = OpfsWorker.start(globals);
   try {
-    const opened = await worker.call({ op: 'open', folder: folderName, file, write });
+    const opened = await worker.call({ op: 'open', folder: folderName, file, write: writeSize !== null, size: writeSize ?? 0 });
     const handle = opened.handle as number;
     return {
       size: opened.size as number,
-      write: async (at, buffer) => { await worker.call({ op: 'write', handle, at, buffer }, [buffer]); },
+      write: async (at, buffer) => (await worker.call({ op: 'write', handle, at, buffer }, [buffer])).buffer,
       read: (at, length, target) => 'into' in target
         ? worker.call({ op: 'read', handle, at, length, into: target.into, offset: target.offset })
         : worker.call({ op: 'read', handle, at, length, buffer: target.buffer }, target.buffer === undefined ? [] : [target.buffer]),
@@ -185,7 +203,7 @@ function syncHandlesWork(folder: DirectoryLike, folderName: string, globals: Wor
   if (answer === undefined) {
     answer = (async () => {
       try {
-        await (await openInWorker(globals, folderName, kProbeFile, true)).close();
+        await (await openInWorker(globals, folderName, kProbeFile, 0)).close();
         return true;
       } catch {
         return false;

@@ -13,7 +13,7 @@ import { describeError } from '../../errors.js';
 
 /** What the worker is asked. `into` (a SharedArrayBuffer) makes a read land straight in it. */
 export type OpfsWorkerRequest =
-  | { op: 'open'; folder: string; file: string; write: boolean }
+  | { op: 'open'; folder: string; file: string; write: boolean; size: number }
   | { op: 'write'; handle: number; at: number; buffer: ArrayBuffer }
   | { op: 'read'; handle: number; at: number; length: number; buffer?: ArrayBuffer | undefined; into?: SharedArrayBuffer | undefined; offset?: number | undefined }
   | { op: 'close'; handle: number; flush: boolean };
@@ -23,7 +23,7 @@ export interface OpfsWorkerAnswer {
   size?: number;
   /** Bytes read or written. */
   bytes?: number;
-  /** A read's bytes (when not read `into` shared memory). */
+  /** A read's bytes (when not read `into` shared memory), or a written buffer handed back for reuse. */
   buffer?: ArrayBuffer;
 }
 
@@ -37,7 +37,7 @@ async function answer(m) {
     const folder = await root.getDirectoryHandle(m.folder, { create: true });
     const file = await folder.getFileHandle(m.file, { create: m.write });
     const handle = await file.createSyncAccessHandle();
-    if (m.write) handle.truncate(0);
+    if (m.write) handle.truncate(m.size);
     const id = nextHandle++;
     handles.set(id, handle);
     return [{ handle: id, size: handle.getSize() }, []];
@@ -47,7 +47,7 @@ async function answer(m) {
   if (m.op === 'write') {
     const bytes = handle.write(new Uint8Array(m.buffer), { at: m.at });
     if (bytes !== m.buffer.byteLength) throw new Error('wrote ' + bytes + ' of ' + m.buffer.byteLength + ' bytes at ' + m.at);
-    return [{ bytes }, []];
+    return [{ bytes, buffer: m.buffer }, [m.buffer]];
   }
   if (m.op === 'read') {
     if (m.into !== undefined) return [{ bytes: handle.read(new Uint8Array(m.into, m.offset, m.length), { at: m.at }) }, []];
