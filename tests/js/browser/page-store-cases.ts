@@ -1,8 +1,9 @@
-// The page side of page-store.test.ts: each case loads the tiny checkpoint with the fake wasm
-// module in the page, through the real store (the Cache API or the OPFS), with a fetch that plays
-// a server giving ETags (and 304 to a matching If-None-Match), and with the page's storage APIs
-// patched where a case simulates a fault. It returns plain data for the test to check. Served to
-// the page as an ES module by page-server.ts.
+// The browser side of page-store.test.ts: each case loads the tiny checkpoint with the fake wasm
+// module, through the real store (the Cache API or the OPFS), with a fetch that plays a server
+// giving ETags (and 304 to a matching If-None-Match), and with the storage APIs patched where a
+// case simulates a fault. It returns plain data for the test to check. Served as an ES module by
+// page-server.ts, to the page or to a dedicated worker of the page's (page-store-worker.ts), as
+// a store runs in the package's own worker: so nothing here says `window`.
 import { load } from '../../../web/src/index.browser.js';
 import { FakeCore } from '../helpers/fake-core.js';
 
@@ -25,7 +26,7 @@ export interface CaseResult {
   lastWeightEvents: unknown[];
   errors: string[];
   persisted?: boolean;
-  /** Workers the page started during the case (the OPFS store's, on the sync-handle route). */
+  /** Workers started during the case (the OPFS store's, on the sync-handle route of a page). */
   workers: number;
 }
 
@@ -106,11 +107,11 @@ async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fa
     await loadOnce();
   } else if (name === 'refused') {
     const refuse = async (): Promise<never> => { throw new DOMException('The operation is insecure.', 'SecurityError'); };
-    const realCaches = window.caches;
-    Object.defineProperty(window, 'caches', { value: { open: refuse }, configurable: true });
+    const realCaches = globalThis.caches;
+    Object.defineProperty(globalThis, 'caches', { value: { open: refuse }, configurable: true });
     if (navigator.storage !== undefined) Object.defineProperty(navigator.storage, 'getDirectory', { value: refuse, configurable: true });
     await loadOnce();
-    Object.defineProperty(window, 'caches', { value: realCaches, configurable: true });
+    Object.defineProperty(globalThis, 'caches', { value: realCaches, configurable: true });
     if (navigator.storage !== undefined) delete (navigator.storage as { getDirectory?: unknown }).getDirectory;
   } else if (name === 'abort') {
     for (let i = 0; i < 2; i++) {
@@ -129,13 +130,17 @@ async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fa
 }
 
 /**
- * Counts the workers the page starts, and undoes what the store needs undone: 'opfs-writable'
+ * Counts the workers the store starts, and undoes what the store needs undone: 'opfs-writable'
  * takes the page's Worker away (the OPFS store then writes with createWritable()); a quota case
- * starts every worker with its sync handles' writes failing as a full disk does.
+ * starts every worker with its sync handles' writes failing as a full disk does, or, in a
+ * dedicated worker (where the store opens its handles itself), makes this one's writes fail.
  */
 function watchWorkers(result: CaseResult, store: StoreName, quotaExceeded: boolean): () => void {
-  const real = Object.getOwnPropertyDescriptor(window, 'Worker') as PropertyDescriptor;
-  const RealWorker = window.Worker;
+  if (quotaExceeded && inDedicatedWorker()) failSyncWritesAfter100kB();
+  const real = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
+  const RealWorker = globalThis.Worker;
+  // A worker without nested workers has nothing to count.
+  if (real === undefined || RealWorker === undefined) return () => undefined;
   const prelude = quotaExceeded ? `(${failSyncWritesAfter100kB.toString()})();\n` : '';
   const Counted = class extends RealWorker {
     constructor(url: string | URL, options?: WorkerOptions) {
@@ -144,11 +149,16 @@ function watchWorkers(result: CaseResult, store: StoreName, quotaExceeded: boole
       super(prelude === '' ? url : URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), options);
     }
   };
-  Object.defineProperty(window, 'Worker', { value: store === 'opfs-writable' ? undefined : Counted, configurable: true, writable: true });
-  return () => Object.defineProperty(window, 'Worker', real);
+  Object.defineProperty(globalThis, 'Worker', { value: store === 'opfs-writable' ? undefined : Counted, configurable: true, writable: true });
+  return () => Object.defineProperty(globalThis, 'Worker', real);
 }
 
-/** Runs in the store's worker: its sync handles throw QuotaExceededError once 100 kB are written. */
+function inDedicatedWorker(): boolean {
+  const scope = (globalThis as { DedicatedWorkerGlobalScope?: abstract new () => unknown }).DedicatedWorkerGlobalScope;
+  return typeof scope === 'function' && globalThis instanceof scope;
+}
+
+/** Runs where the store's sync handles are: they throw QuotaExceededError once 100 kB are written. */
 function failSyncWritesAfter100kB(): void {
   const proto = (self as unknown as { FileSystemSyncAccessHandle?: { prototype: { write(data: ArrayBufferView, options?: unknown): number } } })
     .FileSystemSyncAccessHandle?.prototype;

@@ -48,6 +48,75 @@ describeInEngines('the page store', (browser) => {
     }, { name, store, hubUrl: server.origin });
   }
 
+  /** The case run in a dedicated module worker of the page's (page-store-worker.ts), where the package's own worker runs its store. */
+  function runInWorker(name: CaseName, store: StoreName): Promise<CaseResult> {
+    return page.evaluate(async ({ name, store, hubUrl }) => {
+      const worker = new Worker('/tests/js/browser/page-store-worker.js', { type: 'module' });
+      try {
+        const answer = await new Promise<{ result?: CaseResult; error?: string }>((resolve) => {
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => resolve({ error: `the worker failed: ${event.message}` });
+          worker.postMessage({ name, store, hubUrl });
+        });
+        if (answer.error !== undefined) throw new Error(answer.error);
+        return answer.result as CaseResult;
+      } finally {
+        worker.terminate();
+      }
+    }, { name, store, hubUrl: server.origin });
+  }
+
+  // The store in a dedicated worker, as { worker: true } runs it: there the OPFS store opens its
+  // sync access handles itself, starting no worker of its own (a nested worker in Firefox now and
+  // then never started, and the load hung), and reads straight into the worker's wasm memory.
+  describe('the opfs store in a dedicated worker', () => {
+    if (!kStorageManager[browser.name]) {
+      test('this engine has no OPFS in a worker either: the load comes from the network, and a warning says why', async () => {
+        const r = await runInWorker('store-then-revalidate', 'opfs');
+        expect(r.errors).toEqual([]);
+        expect(r.digests).toEqual([kDigest, kDigest]);
+        expect(r.requests).toEqual([kFiles, kFiles]);
+        expect(r.warnings[0]).toMatch(/^laya-wasm: the checkpoint is loaded from the network without being stored: the browser refused storage \(the origin private file system: /);
+      });
+      return;
+    }
+    test('stores every file in one pass with handles of its own, starting no worker, and the next load reads them back', async () => {
+      const r = await runInWorker('store-then-revalidate', 'opfs');
+      expect(r.errors).toEqual([]);
+      expect(r.requests.map((load) => [...load].sort())).toEqual([[...kFiles].sort(), [...kRevalidated].sort()]);
+      expect(r.digests).toEqual([kDigest, kDigest]);
+      expect(r.storedWeights).toBe(kWeightsSize);
+      const done = { type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize };
+      expect(r.lastWeightEvents).toEqual([done, { ...done, fromStore: true }]);
+      expect(r.warnings).toEqual([]);
+      expect(r.workers).toBe(0);
+    });
+
+    test('a torn entry is downloaded again', async () => {
+      const r = await runInWorker('torn', 'opfs');
+      expect(r.errors).toEqual([]);
+      expect(r.requests[1]).toContain('model.safetensors');
+      expect(r.digests).toEqual([kDigest, kDigest]);
+      expect(r.storedWeights).toBe(kWeightsSize);
+    });
+
+    test('a QuotaExceededError from its own handles stops the storing, not the load, and leaves no half entry', async () => {
+      const r = await runInWorker('quota-exceeded', 'opfs');
+      expect(r.errors).toEqual([]);
+      expect(r.digests).toEqual([kDigest]);
+      expect(r.warnings.find((w) => w.startsWith(kNotStored)) ?? r.warnings.join('\n')).toMatch(/storing it failed \(QuotaExceededError: /);
+      expect(r.storedWeights).toBe(0);
+    });
+
+    test('an abort during the download and during a load from the store leaves no half entry', async () => {
+      const r = await runInWorker('abort', 'opfs');
+      expect(r.errors).toHaveLength(2);
+      for (const e of r.errors) expect(e).toMatch(/^AbortError: /);
+      expect(r.live).toBe(0);
+      expect(r.storedWeights).toBe(kWeightsSize);
+    });
+  });
+
   // 'opfs' is the OPFS as the engine gives it: through sync access handles in the store's worker
   // where it can (Chromium, Firefox); 'opfs-writable' is the same store in a page without Worker
   // (createWritable() and File slices on the page's thread, WebKit's route).

@@ -3,15 +3,16 @@
 // closed mid-download) is never used, and a record whose size differs from the bytes' (evicted
 // or torn) is removed. At most kStoreBoundBytes are in flight to the disk. Files are read and
 // written by one of two routes (OpfsRoute), the faster where the engine has it:
-//   'sync-handles'  FileSystemSyncAccessHandle in the store's worker (opfs-worker.ts): writes
-//                   and reads in the page's own process, reads straight into shared wasm memory;
+//   'sync-handles'  FileSystemSyncAccessHandle, in the worker the store runs in or in one it
+//                   starts (opfs-files.ts): writes and reads in the page's own process, reads
+//                   straight into wasm memory where the handle can reach it;
 //   'writable'      createWritable() (a swap file the engine commits on close) and File slices
 //                   (blob-byte-reader.ts), on the page's thread: WebKitGTK, which refuses sync
 //                   handles, and pages that cannot start a worker.
 import type { ByteReader } from '../../stream/byte-reader.js';
 import { BlobByteReader, type BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
-import { OpfsWorker, type WorkerGlobals } from './opfs-worker.js';
-import { SyncHandleByteReader, type SyncHandleFile } from './sync-handle-reader.js';
+import { syncFilesHere, type SyncFiles, type WorkerScopeGlobals } from './opfs-files.js';
+import { SyncHandleByteReader } from './sync-handle-reader.js';
 import { exactView, kStoreBoundBytes, type StoreKind, type StoreWriter, type StoredFile, type StoredRecord, type WeightStore } from './weight-store.js';
 /** The parts of the File System Access API used here. */
 interface Writable {
@@ -43,17 +44,21 @@ interface FileSink {
 export class OpfsStore implements WeightStore {
   readonly kind: StoreKind = 'opfs';
 
+  readonly route: OpfsRoute;
+
   private constructor(private readonly folder: DirectoryLike, private readonly folderName: string,
-                      readonly route: OpfsRoute, private readonly globals: WorkerGlobals) {}
+                      private readonly files: SyncFiles | null) {
+    this.route = files === null ? 'writable' : 'sync-handles';
+  }
 
   /**
    * The folder `name` under the origin's OPFS root (throws SecurityError where storage is refused),
-   * on the sync-handle route where a worker can open one there, else on createWritable().
+   * on the sync-handle route where this context can open one there, else on createWritable().
    */
-  static async open(root: DirectoryLike, name: string, globals: WorkerGlobals = globalThis as WorkerGlobals,
-                    route?: OpfsRoute): Promise<OpfsStore> {
+  static async open(root: DirectoryLike, name: string, globals: WorkerScopeGlobals = globalThis as WorkerScopeGlobals): Promise<OpfsStore> {
     const folder = await root.getDirectoryHandle(name, { create: true });
-    return new OpfsStore(folder, name, route ?? (await syncHandlesWork(folder, name, globals) ? 'sync-handles' : 'writable'), globals);
+    const files = syncFilesHere(globals);
+    return new OpfsStore(folder, name, files !== null && await syncHandlesWork(folder, name, files) ? files : null);
   }
 
   async find(url: string): Promise<StoredFile | undefined> {
@@ -70,11 +75,12 @@ export class OpfsStore implements WeightStore {
       await this.remove(url);
       return undefined;
     }
-    if (this.route === 'writable') return { record, bytes: blob };
+    const files = this.files;
+    if (files === null) return { record, bytes: blob };
     // The handle is opened by the first read, so that nothing holds the file while the load asks
     // the server whether it changed (a new version removes it).
     const openReader = (options: BlobByteReaderOptions): ByteReader => new SyncHandleByteReader(record.size,
-      () => openInWorker(this.globals, this.folderName, `${name}.bin`, null), () => new BlobByteReader(blob, options), options);
+      () => files.open(this.folderName, `${name}.bin`, null), () => new BlobByteReader(blob, options), options);
     return { record, bytes: { openReader } };
   }
 
@@ -131,11 +137,11 @@ export class OpfsStore implements WeightStore {
   /**
    * `file` opened for writing `size` bytes, by the store's route. On the sync-handle route the file
    * is given its length at once (one quota request, not one per write; a disk too small fails
-   * here), and each written buffer comes back from the worker to be filled again.
+   * here), and each written buffer comes back to be filled again.
    */
   private async create(file: string, size: number): Promise<FileSink> {
-    if (this.route === 'sync-handles') {
-      const opened = await openInWorker(this.globals, this.folderName, file, size);
+    if (this.files !== null) {
+      const opened = await this.files.open(this.folderName, file, size);
       const spares: ArrayBuffer[] = [];
       let at = 0;
       return {
@@ -160,50 +166,16 @@ export class OpfsStore implements WeightStore {
   }
 }
 
-/** An OPFS file opened by a worker of its own, which ends when the file is closed. */
-interface WorkerFile extends SyncHandleFile {
-  /** Resolves with the buffer, handed back by the worker once written. */
-  write(at: number, buffer: ArrayBuffer): Promise<ArrayBuffer | undefined>;
-  close(flush?: boolean): Promise<void>;
-}
-
 /**
- * `file` in the OPFS folder `folderName`, opened by a new worker: to read (`writeSize` null) or
- * to write, created and set to `writeSize` bytes.
+ * Whether `files` can open a sync access handle in `folder` (WebKitGTK refuses them), asked once
+ * per place: the page's Worker, or this worker.
  */
-async function openInWorker(globals: WorkerGlobals, folderName: string, file: string, writeSize: number | null): Promise<WorkerFile> {
-  const worker = OpfsWorker.start(globals);
-  try {
-    const opened = await worker.call({ op: 'open', folder: folderName, file, write: writeSize !== null, size: writeSize ?? 0 });
-    const handle = opened.handle as number;
-    return {
-      size: opened.size as number,
-      write: async (at, buffer) => (await worker.call({ op: 'write', handle, at, buffer }, [buffer])).buffer,
-      read: (at, length, target) => 'into' in target
-        ? worker.call({ op: 'read', handle, at, length, into: target.into, offset: target.offset })
-        : worker.call({ op: 'read', handle, at, length, buffer: target.buffer }, target.buffer === undefined ? [] : [target.buffer]),
-      close: async (flush = false) => {
-        try {
-          await worker.call({ op: 'close', handle, flush });
-        } finally {
-          worker.end();
-        }
-      },
-    };
-  } catch (error) {
-    worker.end();
-    throw error;
-  }
-}
-
-/** Whether a worker can open a sync access handle in `folder` (asked once per page and Worker). */
-function syncHandlesWork(folder: DirectoryLike, folderName: string, globals: WorkerGlobals): Promise<boolean> {
-  if (globals.Worker === undefined) return Promise.resolve(false);
-  let answer = kAsked.get(globals.Worker);
+function syncHandlesWork(folder: DirectoryLike, folderName: string, files: SyncFiles): Promise<boolean> {
+  let answer = kAsked.get(files);
   if (answer === undefined) {
     answer = (async () => {
       try {
-        await (await openInWorker(globals, folderName, kProbeFile, 0)).close();
+        await (await files.open(folderName, kProbeFile, 0)).close();
         return true;
       } catch {
         return false;
@@ -211,12 +183,12 @@ function syncHandlesWork(folder: DirectoryLike, folderName: string, globals: Wor
         await folder.removeEntry(kProbeFile).catch(() => undefined);
       }
     })();
-    kAsked.set(globals.Worker, answer);
+    kAsked.set(files, answer);
   }
   return answer;
 }
 
-const kAsked = new WeakMap<object, Promise<boolean>>();
+const kAsked = new WeakMap<SyncFiles, Promise<boolean>>();
 const kProbeFile = 'laya-sync-handle-probe';
 
 /** A file name for a URL: the hex SHA-256 of it (URLs hold characters file names cannot). */

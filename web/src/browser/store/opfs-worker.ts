@@ -7,15 +7,20 @@
 // the OPFS store then keeps createWritable() (opfs-store.ts).
 //
 // The worker is started from a Blob URL holding kSource, so the package ships no worker file for
-// it; one worker serves one store and is ended when its last open file is closed. Messages run one
-// at a time, in order; each answer carries the request's id.
+// it; one worker serves one open file and is ended when the file is closed. Messages run one at a
+// time, in order; each answer carries the request's id. A store that already runs in a dedicated
+// worker starts none: it opens its files where it is (opfs-files.ts).
 import { describeError } from '../../errors.js';
+import { syncFileOps } from './sync-file-ops.js';
 
-/** What the worker is asked. `into` (a SharedArrayBuffer) makes a read land straight in it. */
+/**
+ * What the worker is asked. `into` makes a read land straight in that memory: a SharedArrayBuffer
+ * from a page, or any buffer where the ops run on the caller's own thread.
+ */
 export type OpfsWorkerRequest =
   | { op: 'open'; folder: string; file: string; write: boolean; size: number }
   | { op: 'write'; handle: number; at: number; buffer: ArrayBuffer }
-  | { op: 'read'; handle: number; at: number; length: number; buffer?: ArrayBuffer | undefined; into?: SharedArrayBuffer | undefined; offset?: number | undefined }
+  | { op: 'read'; handle: number; at: number; length: number; buffer?: ArrayBuffer | undefined; into?: ArrayBufferLike | undefined; offset?: number | undefined }
   | { op: 'close'; handle: number; flush: boolean };
 
 export interface OpfsWorkerAnswer {
@@ -27,44 +32,16 @@ export interface OpfsWorkerAnswer {
   buffer?: ArrayBuffer;
 }
 
-const kSource = `
-const handles = new Map();
-let nextHandle = 1;
+/**
+ * The worker's script: syncFileOps() (sync-file-ops.ts) by its source text, answering one message
+ * at a time, in order. A bundler that renames the function inside its text changes nothing: the
+ * text is called as an expression.
+ */
+const kSource = `const ops = (${syncFileOps.toString()})();
 let queue = Promise.resolve();
-async function answer(m) {
-  if (m.op === 'open') {
-    const root = await navigator.storage.getDirectory();
-    const folder = await root.getDirectoryHandle(m.folder, { create: true });
-    const file = await folder.getFileHandle(m.file, { create: m.write });
-    const handle = await file.createSyncAccessHandle();
-    if (m.write) handle.truncate(m.size);
-    const id = nextHandle++;
-    handles.set(id, handle);
-    return [{ handle: id, size: handle.getSize() }, []];
-  }
-  const handle = handles.get(m.handle);
-  if (handle === undefined) throw new Error('no open file ' + m.handle);
-  if (m.op === 'write') {
-    const bytes = handle.write(new Uint8Array(m.buffer), { at: m.at });
-    if (bytes !== m.buffer.byteLength) throw new Error('wrote ' + bytes + ' of ' + m.buffer.byteLength + ' bytes at ' + m.at);
-    return [{ bytes, buffer: m.buffer }, [m.buffer]];
-  }
-  if (m.op === 'read') {
-    if (m.into !== undefined) return [{ bytes: handle.read(new Uint8Array(m.into, m.offset, m.length), { at: m.at }) }, []];
-    const buffer = m.buffer !== undefined && m.buffer.byteLength >= m.length ? m.buffer : new ArrayBuffer(m.length);
-    const bytes = handle.read(new Uint8Array(buffer, 0, m.length), { at: m.at });
-    return [{ bytes, buffer }, [buffer]];
-  }
-  if (m.op === 'close') {
-    handles.delete(m.handle);
-    try { if (m.flush) handle.flush(); } finally { handle.close(); }
-    return [{}, []];
-  }
-  throw new Error('unknown request ' + m.op);
-}
 onmessage = (event) => {
   const { id, request } = event.data;
-  queue = queue.then(() => answer(request)).then(
+  queue = queue.then(() => ops.answer(request)).then(
     ([reply, transfer]) => postMessage({ id, reply }, transfer),
     (error) => postMessage({ id, error: { name: String(error && error.name || 'Error'), message: String(error && error.message || error) } }));
 };`;

@@ -1,9 +1,9 @@
-// A ByteReader over an OPFS file opened with a sync access handle in the store's worker
-// (opfs-worker.ts). Where wasm memory is shared (a cross-origin-isolated page with threads) each
-// 16 MiB piece is read by the worker straight into its place in wasm memory: one copy, from the
-// file to the weights, as Node's file reader does. Elsewhere the worker reads into a buffer it
-// hands over (transferred, not copied), the page copies it into wasm memory and gives it back for
-// the next piece. Two pieces are asked for at a time, so the worker reads one while the page
+// A ByteReader over an OPFS file opened with a sync access handle (opfs-files.ts). Where the
+// handle can reach wasm memory (the store runs in the package's own worker, or a page's wasm memory
+// is shared: cross-origin isolated, with threads) each 16 MiB piece is read straight into its place
+// in wasm memory: one copy, from the file to the weights, as Node's file reader does. Elsewhere the
+// page's worker reads into a buffer it hands over (transferred, not copied), the page copies it
+// into wasm memory and gives it back for the next piece. Two pieces are asked for at a time, so the worker reads one while the page
 // handles the other. A file the worker cannot open (another tab holds its handle) is read as File
 // slices instead (the fallback reader).
 import { LayaError, abortError, isAbortError, describeError } from '../../errors.js';
@@ -11,10 +11,12 @@ import type { ByteReader } from '../../stream/byte-reader.js';
 import { kSliceBytes, type BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
 import type { OpfsWorkerAnswer } from './opfs-worker.js';
 
-/** One open file in the worker, as opfs-store.ts opens it. */
+/** One open file, as opfs-files.ts opens it. */
 export interface SyncHandleFile {
   size: number;
-  read(at: number, length: number, target: { into: SharedArrayBuffer; offset: number } | { buffer?: ArrayBuffer | undefined }): Promise<OpfsWorkerAnswer>;
+  /** Whether a read may land in any memory of the caller's (the handle is on the caller's thread), not only shared memory. */
+  readsInPlace: boolean;
+  read(at: number, length: number, target: { into: ArrayBufferLike; offset: number } | { buffer?: ArrayBuffer | undefined }): Promise<OpfsWorkerAnswer>;
   close(): Promise<void>;
 }
 
@@ -47,7 +49,7 @@ export class SyncHandleByteReader implements ByteReader {
     const ask = (): void => {
       const n = Math.min(kSliceBytes, length - asked);
       const view = heap();
-      const target = isShared(view.buffer) ? { into: view.buffer, offset: view.byteOffset + offset + asked } : { buffer: this.spare.pop() };
+      const target = file.readsInPlace || isShared(view.buffer) ? { into: view.buffer, offset: view.byteOffset + offset + asked } : { buffer: this.spare.pop() };
       const answer = file.read(start + asked, n, target);
       answer.catch(() => undefined);
       inFlight.push({ at: start + asked, n, answer });

@@ -1,0 +1,103 @@
+// Where the OPFS store opens its files with sync access handles, which only a dedicated worker
+// may hold. One seam, two places (SyncFiles):
+//   ownThreadFiles   the store already runs in a dedicated worker (the package's own worker,
+//                    { worker: true }): the handles are opened right there, and a read lands
+//                    straight in wasm memory, whatever memory it is;
+//   pageWorkerFiles  the store runs on a page: each file is opened by a worker of its own
+//                    (opfs-worker.ts), reached by messages; a read lands straight in wasm memory
+//                    only where that memory is shared.
+// Either one answers the same requests with the same code (sync-file-ops.ts).
+import { OpfsWorker, type OpfsWorkerAnswer, type OpfsWorkerRequest, type WorkerGlobals } from './opfs-worker.js';
+import { syncFileOps } from './sync-file-ops.js';
+import type { SyncHandleFile } from './sync-handle-reader.js';
+
+/** An OPFS file opened with a sync access handle. */
+export interface SyncFile extends SyncHandleFile {
+  /** Resolves with the buffer, handed back once written (for the next piece). */
+  write(at: number, buffer: ArrayBuffer): Promise<ArrayBuffer | undefined>;
+  close(flush?: boolean): Promise<void>;
+}
+
+export interface SyncFiles {
+  /** 'own thread' or 'page worker', for messages. */
+  readonly place: string;
+  /** `file` in the OPFS folder `folderName`: to read (`writeSize` null), or created to write `writeSize` bytes. */
+  open(folderName: string, file: string, writeSize: number | null): Promise<SyncFile>;
+}
+
+/** The globals that tell a dedicated worker (absent on a page and in Node). */
+export interface WorkerScopeGlobals extends WorkerGlobals {
+  DedicatedWorkerGlobalScope?: abstract new () => unknown;
+}
+
+/** The place this context opens sync handles in, or null where it has none (no Worker on a page). */
+export function syncFilesHere(globals: WorkerScopeGlobals): SyncFiles | null {
+  const scope = globals.DedicatedWorkerGlobalScope;
+  if (typeof scope === 'function' && globals instanceof scope) return kOwnThreadFiles;
+  const PageWorker = globals.Worker;
+  if (PageWorker === undefined) return null;
+  // One per Worker constructor, so that whether it can open sync handles is asked once (opfs-store.ts).
+  let files = kPageWorkerFiles.get(PageWorker);
+  if (files === undefined) {
+    files = pageWorkerFiles(globals);
+    kPageWorkerFiles.set(PageWorker, files);
+  }
+  return files;
+}
+
+const kPageWorkerFiles = new WeakMap<object, SyncFiles>();
+
+/** A caller of one place's file operations: send a request, get its answer. */
+type Call = (request: OpfsWorkerRequest, transfer?: Transferable[]) => Promise<OpfsWorkerAnswer>;
+
+function fileOver(call: Call, opened: OpfsWorkerAnswer, inPlace: boolean, end: () => void): SyncFile {
+  const handle = opened.handle as number;
+  return {
+    size: opened.size as number,
+    readsInPlace: inPlace,
+    write: async (at, buffer) => (await call({ op: 'write', handle, at, buffer }, [buffer])).buffer,
+    read: (at, length, target) => 'into' in target
+      ? call({ op: 'read', handle, at, length, into: target.into, offset: target.offset })
+      : call({ op: 'read', handle, at, length, buffer: target.buffer }, target.buffer === undefined ? [] : [target.buffer]),
+    close: async (flush = false) => {
+      try {
+        await call({ op: 'close', handle, flush });
+      } finally {
+        end();
+      }
+    },
+  };
+}
+
+/** Files opened in this very worker: the requests are answered here, one at a time, in order. */
+const kOwnThreadFiles: SyncFiles = (() => {
+  let ops: ReturnType<typeof syncFileOps> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const call: Call = (request) => {
+    ops ??= syncFileOps();
+    const answer = queue.then(() => (ops as ReturnType<typeof syncFileOps>).answer(request)).then(([reply]) => reply);
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
+  return {
+    place: 'own thread',
+    open: async (folder, file, writeSize) => fileOver(call, await call({ op: 'open', folder, file, write: writeSize !== null, size: writeSize ?? 0 }), true, () => undefined),
+  };
+})();
+
+function pageWorkerFiles(globals: WorkerGlobals): SyncFiles {
+  return {
+    place: 'page worker',
+    async open(folder, file, writeSize) {
+      const worker = OpfsWorker.start(globals);
+      try {
+        const call: Call = (request, transfer) => worker.call(request, transfer);
+        const opened = await call({ op: 'open', folder, file, write: writeSize !== null, size: writeSize ?? 0 });
+        return fileOver(call, opened, false, () => worker.end());
+      } catch (error) {
+        worker.end();
+        throw error;
+      }
+    },
+  };
+}
