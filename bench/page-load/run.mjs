@@ -4,10 +4,11 @@
 // WebKitGTK, beside Node loading the same directory, all in one command:
 //   wire     the page's plain fetch of model.safetensors, read to its end and dropped (the floor)
 //   first    load() with options.cache on an empty store (download + store in one pass)
-//   stored   load() after a page reload, from the store (a 304 revalidation, then the store's bytes)
-// for each store (the Cache API and the OPFS), with peak memory above the page's baseline (the
-// RSS of the browser's processes, all descendants of this one, sampled every 50 ms, above their
-// RSS with the bench page open before any load) and the ratios
+//   stored   load() in a new browser on the same profile, from the store (a 304 revalidation,
+//            then the store's bytes)
+// for each store (the Cache API and the OPFS), each load in a browser of its own, with peak memory
+// above the page's baseline (the RSS of the browser's processes, all descendants of this one,
+// sampled every 50 ms, above their RSS with the bench page open before the load) and the ratios
 // to the targets: first <= 1.5x max(wire, Node), stored <= 1.3x Node. (performance.
 // measureUserAgentSpecificMemory is not used: in Chromium it leaves out the wasm memory.)
 // Usage: node bench/page-load/run.mjs [--engines chromium,firefox,webkit] [--stores cache-api,opfs]
@@ -118,23 +119,15 @@ async function withPeakRss(baseline, fn) {
 }
 
 /**
- * A launched engine through the browser seam (tests/js/helpers/browsers/), on a persistent profile
- * in a temporary folder, as a real page stores: the seam's default sessions keep storage in memory
+ * A launched engine through the browser seam (tests/js/helpers/browsers/), on the persistent
+ * profile `profileDir`, as a real page stores: the seam's default sessions keep storage in memory
  * (Chromium's fresh contexts, with a quota too small for 0.84 GB) or ephemeral (WebKit's WebDriver
  * session, whose Cache API entries a reload did not find), and a reload there re-downloads.
  */
-async function launch(name) {
+async function launch(name, profileDir) {
   const { engineNamed } = await import(pathToFileURL(join(root, 'tests', 'js', 'helpers', 'browsers', 'engines.mjs')).href);
-  const profileDir = mkdtempSync(join(tmpdir(), `laya-page-load-${name}-`));
-  try {
-    // WebKit with the storage features Safari has on (WebKitGTK ships them off: no OPFS otherwise).
-    const session = await engineNamed(name).launch({ profileDir, safariStorage: true });
-    return { version: session.version, open: (url) => session.open(url),
-      close: async () => { await session.close(); rmSync(profileDir, { recursive: true, force: true }); } };
-  } catch (error) {
-    rmSync(profileDir, { recursive: true, force: true });
-    throw error;
-  }
+  // WebKit with the storage features Safari has on (WebKitGTK ships them off: no OPFS otherwise).
+  return engineNamed(name).launch({ profileDir, safariStorage: true });
 }
 
 const pageUrl = `${origin}/page/index.html`;
@@ -143,70 +136,80 @@ const ready = (page) => page.evaluate(async () => {
   return document.body?.dataset.ready === 'true';
 });
 const gb = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
-const rows = [];
-// One launch, on a fresh profile, per engine and store: an origin's quota (1 GB in WebKitGTK) is
-// shared by its stores, and a store emptied by clear() did not give its 0.84 GB back in time for
-// the other store's first load (it then loaded unstored: "the browser gives this site 0.2 GB").
-for (const [name, onlyStore] of engines.flatMap((engine) => stores.map((store) => [engine, store]))) {
-  let browser;
+
+/**
+ * `fn(page)` in a browser of its own on `profileDir`, started for it and closed after it: so a
+ * load's peak memory counts nothing of an earlier load or of the wire read (a reloaded page's
+ * old memory is freed when the engine gets round to it, and counted until then), and the load
+ * after a "reload" is what a returning visitor gets, a new browser on the same profile.
+ */
+async function inFreshBrowser(name, profileDir, fn) {
+  const browser = await launch(name, profileDir);
   try {
-    browser = await launch(name);
-  } catch (error) {
-    console.log(`\n${name}: not measured: ${error.message}`);
-    rows.push({ engine: name, error: error.message });
-    continue;
-  }
-  try {
-    console.log(`\n${browser.version}`);
-    // One page for the launch (its storage is the page's origin's), reloaded before each load so that the previous load's wasm memory is gone with the old document.
     const page = await browser.open(pageUrl);
-    const fresh = async () => {
-      await page.reload();
-      if (!await ready(page)) throw new Error('the bench page did not start');
-    };
-    await fresh();
-    const baseline = descendantsRss();
-    const wire = await page.evaluate((url) => window.pageLoadBench.wire(url), weightsUrl);
-    console.log(`  wire: ${wire.seconds.toFixed(2)} s (${(wire.bytes / 1e6 / wire.seconds).toFixed(0)} MB/s)`);
-    for (const store of [onlyStore]) {
-      await page.evaluate(() => window.pageLoadBench.clear());
-      const arg = { hubUrl: origin, repo, store, moduleUrl };
-      await fresh();
-      const first = await withPeakRss(baseline, () => page.evaluate((a) => window.pageLoadBench.load(a), arg));
-      await fresh();
-      const stored = await withPeakRss(baseline, () => page.evaluate((a) => window.pageLoadBench.load(a), arg));
-      const target = Math.max(wire.seconds, nodeSeconds);
-      const row = { engine: browser.version, store, wire: wire.seconds, first: first.seconds, stored: stored.seconds,
-        firstRatio: first.seconds / target, storedRatio: stored.seconds / nodeSeconds,
-        firstStatus: first.weightsStatus, storedStatus: stored.weightsStatus,
-        firstPeak: first.peakAbove, storedPeak: stored.peakAbove, warnings: [...first.warnings, ...stored.warnings] };
-      rows.push(row);
-      console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
-        `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), ` +
-        `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file), stored ${gb(stored.peakAbove)}`);
-      for (const [label, load] of [['first', first], ['stored', stored]]) {
-        const { weightsFirst, weightsLast } = load.phases;
-        console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s`);
-      }
-      for (const w of row.warnings) console.log(`    warning: ${w}`);
-      if (store === 'cache-api') {
-        await fresh();
-        const read = await page.evaluate((url) => window.pageLoadBench.readStore(url), weightsUrl);
-        if (!read.found) console.log('    reading the stored weights alone: the Cache API has no entry for them in this fresh page');
-        if (read.cacheStream !== undefined) {
-          console.log(`    reading the stored weights alone: cache.match() ${read.matchSeconds.toFixed(2)} s, then its body stream ${read.cacheStream.seconds.toFixed(2)} s in ${read.cacheStream.chunks} chunks ` +
-            `(${(read.cacheStream.meanChunk / 1024).toFixed(0)} KiB each), Blob in 16 MiB slices ${read.cacheSlices.seconds.toFixed(2)} s ` +
-            `(of which response.blob() ${read.cacheSlices.blobSeconds.toFixed(2)} s)`);
-          row.readStore = read;
-        }
-      }
-    }
-    await page.close();
-  } catch (error) {
-    console.log(`  ${name}: failed: ${error.stack ?? error.message}`);
-    rows.push({ engine: name, error: error.message });
+    if (!await ready(page)) throw new Error('the bench page did not start');
+    return { version: browser.version, result: await fn(page) };
   } finally {
     await browser.close().catch(() => undefined);
+  }
+}
+
+/** One load in a fresh browser, with the peak RSS of the browser's processes above theirs with the page open. */
+function measuredLoad(name, profileDir, arg) {
+  return inFreshBrowser(name, profileDir, (page) => withPeakRss(descendantsRss(), () => page.evaluate((a) => window.pageLoadBench.load(a), arg)));
+}
+
+const rows = [];
+// A fresh profile per engine and store: an origin's quota (1 GB in WebKitGTK) is shared by its
+// stores, and a store emptied by clear() did not give its 0.84 GB back in time for the other
+// store's first load (it then loaded unstored: "the browser gives this site 0.2 GB").
+for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [engine, one]))) {
+  const profileDir = mkdtempSync(join(tmpdir(), `laya-page-load-${name}-`));
+  try {
+    const arg = { hubUrl: origin, repo, store, moduleUrl };
+    const { version, result: first } = await measuredLoad(name, profileDir, arg);
+    console.log(`\n${version}`);
+    const { result: stored } = await measuredLoad(name, profileDir, arg);
+    // The wire time and the reads of the store alone, in a browser of their own after the loads.
+    const { result: probes } = await inFreshBrowser(name, profileDir, async (page) => ({
+      wire: await page.evaluate((url) => window.pageLoadBench.wire(url), weightsUrl),
+      opfs: store === 'opfs' ? await page.evaluate(() => window.pageLoadBench.readOpfs()) : undefined,
+      cache: store === 'cache-api' ? await page.evaluate((url) => window.pageLoadBench.readStore(url), weightsUrl) : undefined,
+    }));
+    const { wire } = probes;
+    console.log(`  wire: ${wire.seconds.toFixed(2)} s (${(wire.bytes / 1e6 / wire.seconds).toFixed(0)} MB/s)`);
+    const target = Math.max(wire.seconds, nodeSeconds);
+    const row = { engine: version, store, wire: wire.seconds, first: first.seconds, stored: stored.seconds,
+      firstRatio: first.seconds / target, storedRatio: stored.seconds / nodeSeconds,
+      firstStatus: first.weightsStatus, storedStatus: stored.weightsStatus,
+      firstPeak: first.peakAbove, storedPeak: stored.peakAbove, warnings: [...first.warnings, ...stored.warnings] };
+    rows.push(row);
+    console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
+      `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), ` +
+      `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file), stored ${gb(stored.peakAbove)} (${(stored.peakAbove / fileBytes).toFixed(2)}x)`);
+    for (const [label, load] of [['first', first], ['stored', stored]]) {
+      const { weightsFirst, weightsLast } = load.phases;
+      console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s`);
+    }
+    for (const w of row.warnings) console.log(`    warning: ${w}`);
+    const { opfs, cache } = probes;
+    if (opfs?.found) {
+      console.log(`    reading the stored weights alone as a File: ${opfs.slices.map((s) => `${s.mib} MiB slices ${s.seconds.toFixed(2)} s`).join(', ')}, ` +
+        `file.stream() ${opfs.stream.seconds.toFixed(2)} s in ${opfs.stream.chunks} chunks`);
+      row.readOpfs = opfs;
+    }
+    if (cache !== undefined && !cache.found) console.log('    reading the stored weights alone: the Cache API has no entry for them in this fresh page');
+    if (cache?.cacheStream !== undefined) {
+      console.log(`    reading the stored weights alone: cache.match() ${cache.matchSeconds.toFixed(2)} s, then its body stream ${cache.cacheStream.seconds.toFixed(2)} s in ${cache.cacheStream.chunks} chunks ` +
+        `(${(cache.cacheStream.meanChunk / 1024).toFixed(0)} KiB each), Blob in 16 MiB slices ${cache.cacheSlices.seconds.toFixed(2)} s ` +
+        `(of which response.blob() ${cache.cacheSlices.blobSeconds.toFixed(2)} s)`);
+      row.readStore = cache;
+    }
+  } catch (error) {
+    console.log(`\n${name} ${store}: not measured: ${error.stack ?? error.message}`);
+    rows.push({ engine: name, store, error: error.message });
+  } finally {
+    rmSync(profileDir, { recursive: true, force: true });
   }
 }
 server.close();

@@ -85,11 +85,20 @@ const kOwnThreadFiles: SyncFiles = (() => {
   };
 })();
 
+/**
+ * How long a page's worker may take to open a file before it is given up: a started worker that
+ * never runs its script would otherwise hang the load (seen in Firefox, for nested workers, and
+ * once in a whole bench run on a page). Given up, the open fails: the probe then picks
+ * createWritable(), a read falls back to File slices, and a write loads unstored with a warning.
+ */
+export const kWorkerOpenMs = 10000;
+
 function pageWorkerFiles(globals: WorkerGlobals): SyncFiles {
   return {
     place: 'page worker',
     async open(folder, file, writeSize) {
       const worker = OpfsWorker.start(globals);
+      const deadline = setTimeout(() => worker.end(new Error(`the OPFS worker did not open ${file} within ${kWorkerOpenMs / 1000} s`)), kWorkerOpenMs);
       try {
         const call: Call = (request, transfer) => worker.call(request, transfer);
         const opened = await call({ op: 'open', folder, file, write: writeSize !== null, size: writeSize ?? 0 });
@@ -97,6 +106,8 @@ function pageWorkerFiles(globals: WorkerGlobals): SyncFiles {
       } catch (error) {
         worker.end();
         throw error;
+      } finally {
+        clearTimeout(deadline);
       }
     },
   };

@@ -97,13 +97,15 @@ export class OpfsWorker {
     });
   }
 
-  /** Ends the worker; calls still waiting reject. Its open handles close with it. */
-  end(): void {
-    this.fail(new Error('the OPFS worker was ended'));
+  /** Ends the worker; calls still waiting reject (with `reason` where given). Its open handles close with it. */
+  end(reason = new Error('the OPFS worker was ended')): void {
+    this.fail(reason);
   }
 
+  /** The first failure ends the worker; later ones (an end() after it) find nothing left to do. */
   private fail(error: Error): void {
-    this.failure ??= error;
+    if (this.failure !== undefined) return;
+    this.failure = error;
     this.worker.terminate();
     URL.revokeObjectURL(this.url);
     for (const waiting of this.pending.values()) waiting.reject(this.failure);
