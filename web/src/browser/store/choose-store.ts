@@ -20,12 +20,12 @@ export interface StorageGlobals {
 export type StoreOption = 'auto' | StoreKind;
 
 /**
- * The engine's measured choice (bench:page-load, README "Page load"). The OPFS in all three, on
- * the 2-core machine with Node's directory load at 0.93 s: Chromium 5.2 s first, 0.90 s from the
- * store (Cache API: 16.7 s and 2.4 s); Firefox 8.3 s and 0.93 s (17.2 s and 5.6 s); both through
- * sync access handles in a worker. WebKitGTK, whose sync handles are not supported, through
- * createWritable(): 13.8 s and 1.9 s (20.4 s and 8.2 s; its cache.match() alone takes 7 s for a
- * 0.84 GB entry). Where the OPFS cannot be written at all (WebKitGTK's defaults), the Cache API.
+ * The engine's measured choice (bench:page-load, README "Page load"): the OPFS in all three. On
+ * the 2-core machine with Node's directory load at 0.59 s, read back from the OPFS in 0.73 s
+ * (Chromium) and 0.68 s (Firefox) through sync access handles, against the Cache API's 1.33 s and
+ * 3.55 s; WebKitGTK, whose sync handles are refused, reads its OPFS File slices in 1.5 s against
+ * its Cache API's 5.7 s (cache.match() alone takes 6 s for a 0.84 GB entry). Where the OPFS cannot
+ * be written at all (WebKitGTK's defaults), the Cache API.
  */
 export function measuredStore(userAgent: string): StoreKind {
   if (/Firefox\//.test(userAgent)) return kMeasured.firefox;
