@@ -29,6 +29,18 @@ const kFiles = [...kCheckpointFiles].sort();
 const kRevalidated = kFiles.map((f) => `${f} if-none-match`).sort();
 const kNotStored = `laya-wasm: model.safetensors (${kWeightsSize} bytes) is loaded from the network without being stored: `;
 
+/** A first load stored every file whole; the next revalidated each (304) and read the store, and its progress says so. */
+function expectStoredThenReadBack(r: CaseResult): void {
+  expect(r.errors).toEqual([]);
+  // The files are opened at once (load.ts), so their requests come in the order their stores answer.
+  expect(r.requests.map((load) => [...load].sort())).toEqual([[...kFiles].sort(), [...kRevalidated].sort()]);
+  expect(r.digests).toEqual([kDigest, kDigest]);
+  expect(r.storedWeights).toBe(kWeightsSize);
+  const done = { type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize };
+  expect(r.lastWeightEvents).toEqual([done, { ...done, fromStore: true }]);
+  expect(r.warnings).toEqual([]);
+}
+
 describeInEngines('the page store', (browser) => {
   let server: PageServer;
   let page: EnginePage;
@@ -82,13 +94,7 @@ describeInEngines('the page store', (browser) => {
     }
     test('stores every file in one pass with handles of its own, starting no worker, and the next load reads them back', async () => {
       const r = await runInWorker('store-then-revalidate', 'opfs');
-      expect(r.errors).toEqual([]);
-      expect(r.requests.map((load) => [...load].sort())).toEqual([[...kFiles].sort(), [...kRevalidated].sort()]);
-      expect(r.digests).toEqual([kDigest, kDigest]);
-      expect(r.storedWeights).toBe(kWeightsSize);
-      const done = { type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize };
-      expect(r.lastWeightEvents).toEqual([done, { ...done, fromStore: true }]);
-      expect(r.warnings).toEqual([]);
+      expectStoredThenReadBack(r);
       expect(r.workers).toBe(0);
     });
 
@@ -134,15 +140,7 @@ describeInEngines('the page store', (browser) => {
     }
     test('a first load stores every file in one pass; the next revalidates (304) and reads the store, with progress', async () => {
       const r = await run('store-then-revalidate', store);
-      expect(r.errors).toEqual([]);
-      // The files are opened at once (load.ts), so their requests come in the order their stores answer.
-      expect(r.requests.map((load) => [...load].sort())).toEqual([[...kFiles].sort(), [...kRevalidated].sort()]);
-      expect(r.digests).toEqual([kDigest, kDigest]);
-      expect(r.storedWeights).toBe(kWeightsSize);
-      // The first load downloads; the second reads the store, and its progress says so.
-      const done = { type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize };
-      expect(r.lastWeightEvents).toEqual([done, { ...done, fromStore: true }]);
-      expect(r.warnings).toEqual([]);
+      expectStoredThenReadBack(r);
       // Only the OPFS store on its sync-handle route starts workers (one per file written or read;
       // threads: 1, so WebKit starts none to count its cores).
       expect(r.workers > 0).toBe(store === 'opfs');
