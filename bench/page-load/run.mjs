@@ -161,8 +161,8 @@ function measuredLoad(name, profileDir, arg) {
 
 const rows = [];
 // A fresh profile per engine and store: an origin's quota (1 GB in WebKitGTK) is shared by its
-// stores, and a store emptied by clear() did not give its 0.84 GB back in time for the other
-// store's first load (it then loaded unstored: "the browser gives this site 0.2 GB").
+// stores, and a store emptied on the same profile did not give its 0.84 GB back in time for the
+// other store's first load (it then loaded unstored: "the browser gives this site 0.2 GB").
 for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [engine, one]))) {
   const profileDir = mkdtempSync(join(tmpdir(), `laya-page-load-${name}-`));
   try {

@@ -19,8 +19,6 @@ export interface SyncFile extends SyncHandleFile {
 }
 
 export interface SyncFiles {
-  /** 'own thread' or 'page worker', for messages. */
-  readonly place: string;
   /** `file` in the OPFS folder `folderName`: to read (`writeSize` null), or created to write `writeSize` bytes. */
   open(folderName: string, file: string, writeSize: number | null): Promise<SyncFile>;
 }
@@ -50,6 +48,11 @@ const kPageWorkerFiles = new WeakMap<object, SyncFiles>();
 /** A caller of one place's file operations: send a request, get its answer. */
 type Call = (request: OpfsWorkerRequest, transfer?: Transferable[]) => Promise<OpfsWorkerAnswer>;
 
+/** The request that opens `file`: to read (`writeSize` null), or created to write `writeSize` bytes. */
+function openRequest(folder: string, file: string, writeSize: number | null): OpfsWorkerRequest {
+  return { op: 'open', folder, file, write: writeSize !== null, size: writeSize ?? 0 };
+}
+
 function fileOver(call: Call, opened: OpfsWorkerAnswer, inPlace: boolean, end: () => void): SyncFile {
   const handle = opened.handle as number;
   return {
@@ -71,18 +74,14 @@ function fileOver(call: Call, opened: OpfsWorkerAnswer, inPlace: boolean, end: (
 
 /** Files opened in this very worker: the requests are answered here, one at a time, in order. */
 const kOwnThreadFiles: SyncFiles = (() => {
-  let ops: ReturnType<typeof syncFileOps> | undefined;
+  const ops = syncFileOps();
   let queue: Promise<unknown> = Promise.resolve();
   const call: Call = (request) => {
-    ops ??= syncFileOps();
-    const answer = queue.then(() => (ops as ReturnType<typeof syncFileOps>).answer(request)).then(([reply]) => reply);
+    const answer = queue.then(() => ops.answer(request)).then(([reply]) => reply);
     queue = answer.catch(() => undefined);
     return answer;
   };
-  return {
-    place: 'own thread',
-    open: async (folder, file, writeSize) => fileOver(call, await call({ op: 'open', folder, file, write: writeSize !== null, size: writeSize ?? 0 }), true, () => undefined),
-  };
+  return { open: async (folder, file, writeSize) => fileOver(call, await call(openRequest(folder, file, writeSize)), true, () => undefined) };
 })();
 
 /**
@@ -95,13 +94,12 @@ export const kWorkerOpenMs = 10000;
 
 function pageWorkerFiles(globals: WorkerGlobals): SyncFiles {
   return {
-    place: 'page worker',
     async open(folder, file, writeSize) {
       const worker = OpfsWorker.start(globals);
       const deadline = setTimeout(() => worker.end(new Error(`the OPFS worker did not open ${file} within ${kWorkerOpenMs / 1000} s`)), kWorkerOpenMs);
       try {
         const call: Call = (request, transfer) => worker.call(request, transfer);
-        const opened = await call({ op: 'open', folder, file, write: writeSize !== null, size: writeSize ?? 0 });
+        const opened = await call(openRequest(folder, file, writeSize));
         return fileOver(call, opened, false, () => worker.end());
       } catch (error) {
         worker.end();

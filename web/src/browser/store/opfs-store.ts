@@ -44,11 +44,11 @@ interface FileSink {
 export class OpfsStore implements WeightStore {
   readonly kind: StoreKind = 'opfs';
 
-  readonly route: OpfsRoute;
-
   private constructor(private readonly folder: DirectoryLike, private readonly folderName: string,
-                      private readonly files: SyncFiles | null) {
-    this.route = files === null ? 'writable' : 'sync-handles';
+                      private readonly files: SyncFiles | null) {}
+
+  get route(): OpfsRoute {
+    return this.files === null ? 'writable' : 'sync-handles';
   }
 
   /**

@@ -1,11 +1,11 @@
 // A ByteReader over an OPFS file opened with a sync access handle (opfs-files.ts). Where the
-// handle can reach wasm memory (the store runs in the package's own worker, or a page's wasm memory
-// is shared: cross-origin isolated, with threads) each 16 MiB piece is read straight into its place
-// in wasm memory: one copy, from the file to the weights, as Node's file reader does. Elsewhere the
-// page's worker reads into a buffer it hands over (transferred, not copied), the page copies it
-// into wasm memory and gives it back for the next piece. Two pieces are asked for at a time, so the worker reads one while the page
-// handles the other. A file the worker cannot open (another tab holds its handle) is read as File
-// slices instead (the fallback reader).
+// handle can reach wasm memory (the store runs in the package's own worker, or a page's wasm
+// memory is shared: cross-origin isolated, with threads) each 16 MiB piece is read straight into
+// its place in wasm memory: one copy, from the file to the weights, as Node's file reader does.
+// Elsewhere the page's worker reads into a buffer it hands over (transferred, not copied), the
+// page copies it into wasm memory and gives it back for the next piece. Two pieces are asked for
+// at a time, so the worker reads one while the page handles the other. A file that cannot be
+// opened (another tab holds its handle) is read as File slices instead (the fallback reader).
 import { LayaError, abortError, isAbortError, describeError } from '../../errors.js';
 import type { ByteReader } from '../../stream/byte-reader.js';
 import { kSliceBytes, type BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
