@@ -11,11 +11,14 @@
 // sampled every 50 ms, above their RSS with the bench page open before the load) and the ratios
 // to the targets: first <= 1.5x max(wire, Node), stored <= 1.3x Node. (performance.
 // measureUserAgentSpecificMemory is not used: in Chromium it leaves out the wasm memory.)
-// Usage: node bench/page-load/run.mjs [--engines chromium,firefox,webkit] [--stores cache-api,opfs]
-//          [--model english-f16] [--node-runs 3]
+// Also, where asked: the store 'none' (cache off: the load alone, what storing costs on top), and
+// --wire-mbps N, the server sending the weights at N MB/s at most (a real link, not loopback).
+// Usage: node bench/page-load/run.mjs [--engines chromium,firefox,webkit] [--stores cache-api,opfs,none]
+//          [--model english-f16] [--node-runs 3] [--wire-mbps N]
 import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
+import { Transform } from 'node:stream';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -30,6 +33,7 @@ const engines = flag('--engines', 'chromium,firefox,webkit').split(',');
 const stores = flag('--stores', 'cache-api,opfs').split(',');
 const modelName = flag('--model', 'english-f16');
 const nodeRuns = Number(flag('--node-runs', '3'));
+const wireMbps = flag('--wire-mbps', undefined) === undefined ? undefined : Number(flag('--wire-mbps'));
 const fail = (message) => { console.error(`bench:page-load: ${message}`); process.exit(1); };
 
 if (!existsSync(join(root, 'dist', 'wasm', 'laya-core.js'))) fail('dist/wasm/laya-core.js is missing: run npm run build first');
@@ -39,6 +43,7 @@ const gen = generateCheckpoint(dir, kShapes[modelName], 1234, console.log);
 if (gen.reused) console.log(`checkpoint: reused ${dir}`);
 const fileBytes = statSync(join(dir, 'model.safetensors')).size;
 console.log(`checkpoint: ${modelName}, model.safetensors ${(fileBytes / 1e9).toFixed(3)} GB`);
+if (wireMbps !== undefined) console.log(`the server sends the weights at ${wireMbps} MB/s at most`);
 
 // The page: bundled from the package's browser sources, the wasm module from dist/wasm/.
 const out = join(root, 'build', 'page-load');
@@ -63,8 +68,22 @@ const server = createServer((req, res) => {
     'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cache-control': 'no-cache' };
   if (req.headers['if-none-match'] === etag) { res.writeHead(304, headers).end(); return; }
   res.writeHead(200, { ...headers, 'content-length': String(stat.size) });
-  createReadStream(file, { highWaterMark: 4 << 20 }).pipe(res);
+  const body = createReadStream(file, { highWaterMark: 4 << 20 });
+  (wireMbps === undefined || stat.size < 1e6 ? body : body.pipe(paced(wireMbps))).pipe(res);
 });
+
+/** Passes bytes on no faster than `mbps` MB/s (each chunk waits until the rate allows it). */
+function paced(mbps) {
+  const start = performance.now();
+  let sent = 0;
+  return new Transform({
+    transform(chunk, _encoding, done) {
+      sent += chunk.length;
+      const due = start + (sent / (mbps * 1e6)) * 1000;
+      setTimeout(() => done(null, chunk), Math.max(0, due - performance.now()));
+    },
+  });
+}
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${server.address().port}`;
 const weightsUrl = `${origin}/${repo}/resolve/main/model.safetensors`;
@@ -169,7 +188,8 @@ for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [eng
     const arg = { hubUrl: origin, repo, store, moduleUrl };
     const { version, result: first } = await measuredLoad(name, profileDir, arg);
     console.log(`\n${version}`);
-    const { result: stored } = await measuredLoad(name, profileDir, arg);
+    // Unstored, the second load is the first again: not measured.
+    const { result: stored } = store === 'none' ? { result: null } : await measuredLoad(name, profileDir, arg);
     // The wire time and the reads of the store alone, in a browser of their own after the loads.
     const { result: probes } = await inFreshBrowser(name, profileDir, async (page) => ({
       wire: await page.evaluate((url) => window.pageLoadBench.wire(url), weightsUrl),
@@ -179,17 +199,19 @@ for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [eng
     const { wire } = probes;
     console.log(`  wire: ${wire.seconds.toFixed(2)} s (${(wire.bytes / 1e6 / wire.seconds).toFixed(0)} MB/s)`);
     const target = Math.max(wire.seconds, nodeSeconds);
-    const row = { engine: version, store, wire: wire.seconds, first: first.seconds, stored: stored.seconds,
-      firstRatio: first.seconds / target, storedRatio: stored.seconds / nodeSeconds,
-      firstStatus: first.weightsStatus, storedStatus: stored.weightsStatus,
-      firstPeak: first.peakAbove, storedPeak: stored.peakAbove, warnings: [...first.warnings, ...stored.warnings] };
+    const row = { engine: version, store, wire: wire.seconds, first: first.seconds, stored: stored?.seconds,
+      firstRatio: first.seconds / target, storedRatio: stored === null ? undefined : stored.seconds / nodeSeconds,
+      firstStatus: first.weightsStatus, storedStatus: stored?.weightsStatus,
+      firstPeak: first.peakAbove, storedPeak: stored?.peakAbove, warnings: [...first.warnings, ...stored?.warnings ?? []] };
     rows.push(row);
     console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
-      `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), ` +
-      `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file), stored ${gb(stored.peakAbove)} (${(stored.peakAbove / fileBytes).toFixed(2)}x)`);
-    for (const [label, load] of [['first', first], ['stored', stored]]) {
-      const { weightsFirst, weightsLast } = load.phases;
-      console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s`);
+      (stored === null ? '' : `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), `) +
+      `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file)` +
+      (stored === null ? '' : `, stored ${gb(stored.peakAbove)} (${(stored.peakAbove / fileBytes).toFixed(2)}x)`));
+    for (const [label, load] of [['first', first], ['stored', stored]].filter(([, l]) => l !== null)) {
+      const { weightsFirst, weightsLast, stored: storedAt } = load.phases;
+      console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s` +
+        (label === 'first' ? `, stored (model.stored) at ${storedAt?.toFixed(2)} s` : ''));
     }
     for (const w of row.warnings) console.log(`    warning: ${w}`);
     const { opfs, cache } = probes;
@@ -218,8 +240,9 @@ console.log(`\n| engine | store | wire | first load | from the store | first / m
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(`| Node ${process.version} | directory | | ${nodeSeconds.toFixed(2)} s | | | | |`);
 for (const r of rows.filter((row) => row.error === undefined)) {
-  console.log(`| ${r.engine} | ${r.store} | ${r.wire.toFixed(2)} s | ${r.first.toFixed(2)} s | ${r.stored.toFixed(2)} s${r.storedStatus === 304 ? '' : ` (HTTP ${r.storedStatus}: not from the store)`} | ${r.firstRatio.toFixed(2)}x | ` +
-    `${r.storedRatio.toFixed(2)}x | ${(r.firstPeak / fileBytes).toFixed(2)}x / ${(r.storedPeak / fileBytes).toFixed(2)}x the file |`);
+  const fromStore = r.stored === undefined ? '(not stored) |' : `${r.stored.toFixed(2)} s${r.storedStatus === 304 ? '' : ` (HTTP ${r.storedStatus}: not from the store)`} |`;
+  console.log(`| ${r.engine} | ${r.store} | ${r.wire.toFixed(2)} s | ${r.first.toFixed(2)} s | ${fromStore} ${r.firstRatio.toFixed(2)}x | ` +
+    `${r.storedRatio === undefined ? '' : `${r.storedRatio.toFixed(2)}x`} | ${(r.firstPeak / fileBytes).toFixed(2)}x${r.storedPeak === undefined ? '' : ` / ${(r.storedPeak / fileBytes).toFixed(2)}x`} the file |`);
 }
 console.log(`\nload average after: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`summary: ${JSON.stringify({ nodeSeconds, fileBytes, rows })}`);

@@ -94,7 +94,8 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
       throw new LayaError('internal', 'warnings: the wasm module did not return an array of strings');
     }
     const handle = gpu === null ? { core, session, simd } : { core, session, simd, gpu };
-    const loaded = withWeights ? new LayaModel(handle, config, warnings) : new LayaPipeline(handle, config, warnings);
+    const stored = location.storing?.() ?? Promise.resolve();
+    const loaded = withWeights ? new LayaModel(handle, config, warnings, stored) : new LayaPipeline(handle, config, warnings, stored);
     session = null;  // owned by `loaded` now, and the module with it
     core = null;
     gpu = null;

@@ -68,11 +68,22 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
   readonly simd: SimdVariant;
   /** Where the forward passes run: the CPU engine in wasm, or the GPU (LoadOptions.backend). */
   readonly backend: 'wasm' | 'webgpu';
+  /**
+   * Settles once the page's store (options.cache) holds every file this load downloaded: the
+   * store's commit (the last writes, a flush to disk) runs after load() resolves, so the model is
+   * usable at once. A page closed before then leaves no entry (the next visit downloads again).
+   * Settles at once where nothing was stored, and in Node, whose cache commits during the load.
+   * Never rejects: a file that could not be stored is a warning (onWarning). Disposing the model
+   * does not stop the commit.
+   */
+  readonly stored: Promise<void>;
   #handle: SessionHandle | null;
 
   /** @internal Built by load() / loadPipeline() only. */
-  constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = []) {
+  constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = [],
+              stored: Promise<void> = Promise.resolve()) {
     this.#handle = handle;
+    this.stored = stored;
     this.simd = handle.simd ?? 'plain';
     this.backend = handle.gpu !== undefined ? 'webgpu' : 'wasm';
     this.config = config;

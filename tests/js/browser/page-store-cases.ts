@@ -76,6 +76,8 @@ async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fa
         ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'onProgress')),
       });
       model.dispose();
+      // The store commits behind the load: the next load finds the entry once this settles.
+      await model.stored;
       result.digests.push(await digest(fake.sessions[sessions]?.weights as Uint8Array));
     } catch (error) {
       result.errors.push(`${(error as Error).name}: ${(error as Error).message}`);
@@ -285,6 +287,7 @@ export async function plainLoad(hubUrl: string, cacheName: string): Promise<Plai
   try {
     const model = await load({ repo: 'org/tiny', hubUrl }, { cache: cacheName, wasm: { factory: fake.factory }, onWarning: (w: string) => result.warnings.push(w) });
     model.dispose();
+    await model.stored;
     result.digest = await digest(fake.sessions[0]?.weights as Uint8Array);
   } catch (error) {
     result.errors.push(`${(error as Error).name}: ${(error as Error).message}`);

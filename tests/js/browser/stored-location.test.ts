@@ -22,6 +22,8 @@ class MemoryCache implements CacheLike {
   readonly entries = new Map<string, { body: Uint8Array; headers: Headers }>();
   /** Throws this from the body's read after so many bytes (a disk that fills up). */
   failAfter: { bytes: number; error: Error } | undefined;
+  /** Holds put() back after the body is read, until it resolves (a disk slow to commit). */
+  commitGate: Promise<void> | undefined;
   async match(url: string): Promise<Response | undefined> {
     const entry = this.entries.get(url);
     return entry && new Response(entry.body as BodyInit, { headers: entry.headers });
@@ -40,6 +42,7 @@ class MemoryCache implements CacheLike {
       }
       parts.push(value);
     }
+    await this.commitGate;
     this.entries.set(url, { body: new Uint8Array(Buffer.concat(parts)), headers: response.headers });
   }
   async delete(url: string): Promise<boolean> {
@@ -54,9 +57,10 @@ const kEtags = Object.fromEntries(kCheckpointFiles.map((f) => [f, `"v1-${f}"`]))
 let server: CheckpointServer;
 afterEach(async () => server?.close());
 
-interface Loaded { fake: FakeCore; warnings: string[]; events: LoadProgressEvent[] }
+interface Loaded { fake: FakeCore; warnings: string[]; events: LoadProgressEvent[]; stored: Promise<void> }
 
-async function loadOnce(cache: MemoryCache, options: { estimate?: EstimateFunction; signal?: AbortSignal; read?: CacheApiRead } = {}): Promise<Loaded> {
+/** One load, its model disposed at once; resolves when the store is done with it (model.stored), unless `storeBehind`. */
+async function loadOnce(cache: MemoryCache, options: { estimate?: EstimateFunction; signal?: AbortSignal; read?: CacheApiRead; storeBehind?: boolean } = {}): Promise<Loaded> {
   const fake = new FakeCore();
   const warnings: string[] = [];
   const events: LoadProgressEvent[] = [];
@@ -67,10 +71,12 @@ async function loadOnce(cache: MemoryCache, options: { estimate?: EstimateFuncti
     createCore: async () => ({ core: await fake.factory() }),
     cores: () => 1,
   };
-  (await loadModelWith(runtime, { repo: 'org/tiny', hubUrl: server.origin }, {
+  const model = await loadModelWith(runtime, { repo: 'org/tiny', hubUrl: server.origin }, {
     onWarning: (w) => warnings.push(w), onProgress: (e) => events.push(e), ...(options.signal ? { signal: options.signal } : {}),
-  })).dispose();
-  return { fake, warnings, events };
+  });
+  model.dispose();
+  if (options.storeBehind !== true) await model.stored;
+  return { fake, warnings, events, stored: model.stored };
 }
 
 const entryOf = (cache: MemoryCache, file: string) => cache.entries.get(`${server.origin}${kPrefix}${file}`);
@@ -103,6 +109,36 @@ test.each(['blob', 'body'] as const)('a first load stores each file as it stream
   expect(new Set(downloads.map((e) => e.type === 'download' && e.fromStore))).toEqual(new Set([true]));
   const fromStore = downloads.filter((e) => e.type === 'download' && e.file === 'model.safetensors');
   expect(fromStore.at(-1)).toEqual({ type: 'download', file: 'model.safetensors', loaded: kWeightsSize, total: kWeightsSize, fromStore: true });
+});
+
+test('the load resolves before the store commits its files, and model.stored settles once they are stored', async () => {
+  await serve();
+  const cache = new MemoryCache();
+  let openGate = (): void => undefined;
+  cache.commitGate = new Promise((resolve) => { openGate = resolve; });
+  const loaded = await loadOnce(cache, { storeBehind: true });
+  expectSameBytes(loaded.fake.session.weights, safetensorsDataSection(kWeights));
+  let settled = false;
+  void loaded.stored.then(() => { settled = true; });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(settled).toBe(false);
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+
+  openGate();
+  await loaded.stored;
+  for (const f of kCheckpointFiles) expect(entryOf(cache, f)?.body.byteLength).toBe(readFileSync(join(kTinyCheckpoint, f)).length);
+  expect(loaded.warnings).toEqual([]);
+});
+
+test('a store that fails its commit behind the load leaves no entry, and says why through onWarning', async () => {
+  await serve();
+  const cache = new MemoryCache();
+  cache.commitGate = Promise.reject(Object.assign(new Error('the quota has been exceeded'), { name: 'QuotaExceededError' }));
+  const loaded = await loadOnce(cache, { estimate: async () => ({ usage: 0, quota: 1e9 }) });
+  expectSameBytes(loaded.fake.session.weights, safetensorsDataSection(kWeights));
+  expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
+  expect(loaded.warnings.find((w) => w.includes('model.safetensors'))).toMatch(
+    /^laya-wasm: model\.safetensors \(\d+ bytes\) is loaded from the network without being stored: storing it failed \(QuotaExceededError: the quota has been exceeded\)/);
 });
 
 test('a body that ends early is a network error and is not stored', async () => {

@@ -75,6 +75,11 @@ export interface CheckpointLocation {
   readonly description: string;
   /** Opens one file. Missing file: LayaError invalid_checkpoint naming it. */
   open(file: CheckpointFileName, options: OpenOptions): Promise<OpenedFile>;
+  /**
+   * Where files are stored behind the load (the page's store): settles once every file this
+   * location began storing is committed or given up. Never rejects: a failure is a warning.
+   */
+  storing?(): Promise<void>;
 }
 
 export function isHubSource(source: CheckpointSource): source is HubSource {

@@ -18,6 +18,8 @@ interface WorkerScope {
 
 const scope = globalThis as unknown as WorkerScope;
 let model: LayaModel | null = null;
+/** Set by 'dispose': the calls still queued are skipped. */
+let disposed = false;
 let abortWords: Int32Array | null = null;
 const loadAbort = new AbortController();
 /** Calls the page gave up on before they started (told by message). */
@@ -33,6 +35,15 @@ scope.onmessage = (event) => {
     else skipped.add(message.id);
     return;
   }
+  if (message.type === 'dispose') {
+    // Read at once: the calls queued behind a running one never start; the model is freed after it.
+    disposed = true;
+    queue = queue.then(() => {
+      model?.dispose();
+      model = null;
+    });
+    return;
+  }
   queue = queue.then(() => (message.type === 'load' ? runLoad(message) : runCall(message)));
 };
 
@@ -46,11 +57,16 @@ async function runLoad(message: ToWorker & { type: 'load' }): Promise<void> {
       onWarning: (text) => scope.postMessage({ type: 'warning', id: 0, message: text }),
     });
     model = loaded;
+    // The store's commit runs behind the load: a caller that disposes the model keeps this worker
+    // until it is told the store is done ('stored'), or told at once where it already is (a load
+    // that stored nothing settles before the next task).
+    const stored = await Promise.race([loaded.stored.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 0, false))]);
+    if (!stored) void loaded.stored.then(() => scope.postMessage({ type: 'stored', id: 0 }));
     scope.postMessage({
       type: 'loaded', id: 0,
       loaded: {
         config: loaded.config, warnings: [...loaded.warnings], simd: loaded.simd, threads: loaded.threads, ...stateOf(loaded),
-        ...backendOf(loaded),
+        ...backendOf(loaded), stored,
       },
     });
   } catch (error) {
@@ -63,7 +79,7 @@ async function runCall(message: ToWorker & { type: 'call' }): Promise<void> {
   const wasSkipped = skipped.has(id);
   // Calls run in id order: an abort that came for a call already answered is stale now.
   for (const old of skipped) if (old <= id) skipped.delete(old);
-  if (wasSkipped || (abortWords !== null && isMarkedAborted(abortWords, id))) {
+  if (disposed || wasSkipped || (abortWords !== null && isMarkedAborted(abortWords, id))) {
     // The page has rejected this call already; it never reaches the engine.
     return;
   }

@@ -35,7 +35,12 @@ export type ToWorker =
   }
   | ({ type: 'call'; id: number } & WorkerCall)
   /** The caller gave up on call `id`: skip it if it has not started; a load stops downloading. */
-  | { type: 'abort'; id: number };
+  | { type: 'abort'; id: number }
+  /**
+   * The model was disposed while its files were still being stored: free it, skip every call
+   * not yet started, and say 'stored' when the store is done (the caller then ends the worker).
+   */
+  | { type: 'dispose'; id: 0 };
 
 /** An error as it crosses: rebuilt on the caller's side as the same LayaError or AbortError. */
 export interface CrossingError {
@@ -60,6 +65,8 @@ export interface Loaded extends ModelState {
   threads: number;
   /** Where the worker's model runs its forward passes (LayaModel.backend, where the model has it). */
   backend?: string;
+  /** The store had nothing left to commit when the load ended (else 'stored' follows). */
+  stored: boolean;
 }
 
 /**
@@ -77,5 +84,7 @@ export type FromWorker =
   | { type: 'progress'; id: 0; event: LoadProgressEvent }
   | { type: 'warning'; id: 0; message: string }
   | { type: 'loaded'; id: 0; loaded: Loaded }
+  /** The store holds the load's files, or gave them up with a warning (LayaPipeline.stored). */
+  | { type: 'stored'; id: 0 }
   | { type: 'result'; id: number; value: string | Float32Array[] | PackedForward | null; state: ModelState }
   | { type: 'error'; id: number; error: CrossingError };

@@ -62,7 +62,7 @@ export async function loadInWorker(source: CheckpointSource, options: LoadOption
           `load: the source or options cannot be sent to the worker that options.worker starts: ${describeError(error)}`));
       }
     });
-    return new WorkerModel(worker, loaded, abortWords);
+    return new WorkerModel(worker, loaded, abortWords, opts.onWarning);
   } catch (error) {
     worker.terminate();  // nothing is left allocated: the worker held the module and its memory
     throw error;
@@ -71,8 +71,17 @@ export async function loadInWorker(source: CheckpointSource, options: LoadOption
   }
 }
 
+/**
+ * How long a disposed model's worker is kept for the store to finish its commit (LayaPipeline.stored)
+ * before it is ended anyway, leaving no entry (the next load downloads again).
+ */
+export const kStoreAfterDisposeMs = 60_000;
+
 export class WorkerModel extends LayaModel {
   #worker: Worker | null;
+  /** Resolves `stored`; null once it has. */
+  #settleStored: (() => void) | null;
+  readonly #onWarning: (message: string) => void;
   readonly #abortWords: Int32Array | null;
   readonly #pending = new Map<number, Pending>();
   readonly #threads: number;
@@ -81,11 +90,17 @@ export class WorkerModel extends LayaModel {
   readonly #zeroProfile: StepProfile;
 
   /** @internal Built by loadInWorker() only. */
-  constructor(worker: Worker, loaded: Loaded, abortWords: Int32Array | null) {
+  constructor(worker: Worker, loaded: Loaded, abortWords: Int32Array | null, onWarning: (message: string) => void) {
+    // Resolved when the worker says its store is done ('stored'), or when the worker is gone.
+    let settleStored = (): void => undefined;
+    const stored = new Promise<void>((resolve) => { settleStored = resolve; });
     // The base class's session handle stays empty: every method that would use it is overridden
     // (tests/js/worker/worker-model.test.ts checks that none is left out).
     super({ core: undefined as never, session: undefined as never, simd: loaded.simd },
-          loaded.config as LayaConfigSummary, loaded.warnings);
+          loaded.config as LayaConfigSummary, loaded.warnings, stored);
+    this.#settleStored = settleStored;
+    this.#onWarning = onWarning;
+    if (loaded.stored) this.#storeDone();
     // The base class reads the backend from the session handle, which stays on the worker's side.
     if (loaded.backend !== undefined) Object.defineProperty(this, 'backend', { value: loaded.backend, enumerable: true });
     this.#worker = worker;
@@ -98,6 +113,7 @@ export class WorkerModel extends LayaModel {
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
       this.#failAll(new LayaError('internal', `the laya-wasm worker stopped: ${event.message || 'an uncaught error'}`));
+      if (this.#worker === null) this.#end(worker);
     };
   }
 
@@ -109,13 +125,41 @@ export class WorkerModel extends LayaModel {
     return this.#worker === null ? 0 : this.#threads;
   }
 
-  /** Ends the worker (its module, memory and threads with it). Calls still waiting reject as disposed. */
+  /**
+   * Ends the worker (its module, memory and threads with it). Calls still waiting reject as
+   * disposed. Where the store is still committing the load's files, the worker frees the model
+   * and is ended when the store is done (at most kStoreAfterDisposeMs later).
+   */
   override dispose(): void {
     const worker = this.#worker;
     if (worker === null) return;
     this.#worker = null;
-    worker.terminate();
     this.#failAll(new LayaError('disposed', 'the model was disposed while this call waited for the worker; load it again'));
+    if (this.#settleStored === null) {
+      worker.terminate();
+      return;
+    }
+    worker.postMessage({ type: 'dispose', id: 0 } satisfies ToWorker);
+    const deadline = setTimeout(() => {
+      this.#onWarning(`laya-wasm: the disposed model's worker was ended ${kStoreAfterDisposeMs / 1000} s before its store finished: ` +
+        'the files not yet stored download again on the next load');
+      this.#end(worker);
+    }, kStoreAfterDisposeMs);
+    void this.stored.then(() => {
+      clearTimeout(deadline);
+      worker.terminate();
+    });
+  }
+
+  /** The worker is gone: `stored` settles (what the store had not committed is not stored). */
+  #end(worker: Worker): void {
+    worker.terminate();
+    this.#storeDone();
+  }
+
+  #storeDone(): void {
+    this.#settleStored?.();
+    this.#settleStored = null;
   }
 
   override async prepareJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
@@ -239,6 +283,15 @@ export class WorkerModel extends LayaModel {
   }
 
   #receive(message: FromWorker): void {
+    if (message.type === 'stored') {
+      this.#storeDone();
+      return;
+    }
+    // A store fault during the commit behind the load.
+    if (message.type === 'warning') {
+      this.#onWarning(message.message);
+      return;
+    }
     const pending = this.#pending.get(message.id);
     if (pending === undefined) return;  // aborted: the caller has its AbortError already
     this.#pending.delete(message.id);

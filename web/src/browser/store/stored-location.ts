@@ -2,8 +2,10 @@
 // download's bytes go on to wasm memory (or the GPU buffers) as they arrive while the same bytes
 // are written to the store, gathered in 8 MiB pieces (kStoreWriteBytes), of which the store holds
 // at most kStoreBoundBytes (16 MiB) in flight before the download waits for it: 24 MiB at most
-// between the network and the disk. The entry is committed only when the body ended with every byte; any failure or
-// abort removes it. A stored file is used only when complete (the store checks its length against
+// between the network and the disk. The entry is committed only when the body ended with every
+// byte, and after the load has it: the commit (the last writes, a flush to disk, the record) runs
+// behind the load, which resolves without waiting for it; storing() says when every commit has
+// ended (LayaPipeline.stored). Any failure or abort before the end removes the entry. A stored file is used only when complete (the store checks its length against
 // the record) and, when its validators allow, still the server's version (a conditional GET: 304
 // serves the store, a new version replaces it). Storage faults (quota, refusal) never fail a load:
 // it goes on from the network unstored and onWarning says why, with the bytes needed and available.
@@ -24,6 +26,8 @@ export interface StoredLocationOptions {
 
 export class StoredLocation implements CheckpointLocation {
   readonly description: string;
+  /** The commits running behind the load, one per file stored. */
+  private readonly commits: Array<Promise<void>> = [];
 
   constructor(private readonly network: HttpLocation, private readonly store: WeightStore,
               private readonly options: StoredLocationOptions) {
@@ -58,10 +62,16 @@ export class StoredLocation implements CheckpointLocation {
       file,
       location: fetched.url,
       size: fetched.size,
-      reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options), {
+      reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options, (commit) => this.commits.push(commit)), {
         file, location: fetched.url, size: fetched.size, failureCode: 'network', signal: options.signal, onBytes: options.onBytes,
       }),
     };
+  }
+
+  /** Settles once every file this location began storing is committed or given up (a warning says why). */
+  async storing(): Promise<void> {
+    // A commit never rejects: its failure is a warning (tapped()).
+    for (let seen = 0; seen < this.commits.length; ++seen) await this.commits[seen];
   }
 
   private fromStore(file: CheckpointFileName, url: string, stored: StoredFile, options: OpenOptions): OpenedFile {
@@ -113,22 +123,26 @@ function notStored(file: string, size: number, why: string): string {
 }
 
 /**
- * The download's body, every chunk also handed to `writer`; committed when the body ends with
- * `size` bytes, removed on any failure, cancel or abort. A store fault (quota) stops the storing,
- * not the load.
+ * The download's body, every chunk also handed to `writer`. When the body ends with `size` bytes
+ * the stream ends at once and the writer's commit starts behind it, handed to `committing`; a
+ * body that ends short, fails, is cancelled or aborted removes the entry. A store fault (quota)
+ * stops the storing, not the load.
  */
-function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWarning, estimate }: StoredLocationOptions): ReadableStream<Uint8Array> {
+function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWarning, estimate }: StoredLocationOptions,
+                committing: (commit: Promise<void>) => void): ReadableStream<Uint8Array> {
   const reader = fetched.body.getReader();
   const size = fetched.size as number;
   let active: StoreWriter | null = writer;
   let written = 0;
+  // Takes the entry away from the load (nothing more is written to it) and removes it.
   const drop = async (): Promise<void> => {
     const w = active;
     active = null;
     await w?.abort().catch(() => undefined);
   };
-  const fault = async (error: unknown): Promise<void> => {
-    await drop();
+  const fault = async (error: unknown, w: StoreWriter | null = active): Promise<void> => {
+    active = null;
+    await w?.abort().catch(() => undefined);
     const available = await estimateAvailable(estimate);
     onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
       (available === undefined ? '; the browser does not say how much storage is available' : `; ${available} bytes of storage are available`)));
@@ -143,18 +157,10 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
         throw error;
       }
       if (result.done) {
-        if (active !== null) {
-          if (written !== size) {
-            await drop();
-          } else {
-            try {
-              await active.commit();
-              active = null;
-            } catch (error) {
-              await fault(error);
-            }
-          }
-        }
+        const w = active;
+        if (written !== size) await drop();
+        else if (w !== null) committing(w.commit().catch((error: unknown) => fault(error, w)));
+        active = null;
         controller.close();
         return;
       }
