@@ -130,6 +130,23 @@ test('the load resolves before the store commits its files, and model.stored set
   expect(loaded.warnings).toEqual([]);
 });
 
+test('a load started while an earlier one is still committing waits for that commit and reads the store', async () => {
+  await serve();
+  const cache = new MemoryCache();
+  let openGate = (): void => undefined;
+  cache.commitGate = new Promise((resolve) => { openGate = resolve; });
+  const first = await loadOnce(cache, { storeBehind: true });
+  const before = server.requests.length;
+  const second = loadOnce(cache);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(server.requests.length).toBe(before);
+  openGate();
+  const again = await second;
+  expect(server.requests.slice(before).sort()).toEqual(kCheckpointFiles.map((f) => `GET ${kPrefix}${f} if-none-match=${kEtags[f]}`).sort());
+  expectSameBytes(again.fake.session.weights, safetensorsDataSection(kWeights));
+  await first.stored;
+});
+
 test('a store that fails its commit behind the load leaves no entry, and says why through onWarning', async () => {
   await serve();
   const cache = new MemoryCache();

@@ -36,6 +36,8 @@ export class StoredLocation implements CheckpointLocation {
 
   async open(file: CheckpointFileName, options: OpenOptions): Promise<OpenedFile> {
     const url = this.network.urls.fileUrl(file);
+    // A load right after another in this context finds what that one is still committing.
+    await kCommitting.get(url);
     const stored = await this.store.find(url).catch((error: unknown) => {
       this.options.onWarning(`laya-wasm: ${file}: the browser store could not be read (${describeError(error)}); downloading it`);
       return undefined;
@@ -62,7 +64,7 @@ export class StoredLocation implements CheckpointLocation {
       file,
       location: fetched.url,
       size: fetched.size,
-      reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options, (commit) => this.commits.push(commit)), {
+      reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options, (commit) => this.committing(url, commit)), {
         file, location: fetched.url, size: fetched.size, failureCode: 'network', signal: options.signal, onBytes: options.onBytes,
       }),
     };
@@ -72,6 +74,14 @@ export class StoredLocation implements CheckpointLocation {
   async storing(): Promise<void> {
     // A commit never rejects: its failure is a warning (tapped()).
     for (let seen = 0; seen < this.commits.length; ++seen) await this.commits[seen];
+  }
+
+  private committing(url: string, commit: Promise<void>): void {
+    this.commits.push(commit);
+    kCommitting.set(url, commit);
+    void commit.then(() => {
+      if (kCommitting.get(url) === commit) kCommitting.delete(url);
+    });
   }
 
   private fromStore(file: CheckpointFileName, url: string, stored: StoredFile, options: OpenOptions): OpenedFile {
@@ -111,6 +121,9 @@ export class StoredLocation implements CheckpointLocation {
     }
   }
 }
+
+/** The commits running behind loads in this context, by URL (they never reject). */
+const kCommitting = new Map<string, Promise<void>>();
 
 /** "QuotaExceededError: ..." for a DOMException (its name is what tells the fault), else the message. */
 export function describeStorageError(error: unknown): string {
