@@ -216,7 +216,7 @@ for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [eng
     for (const w of row.warnings) console.log(`    warning: ${w}`);
     const { opfs, cache } = probes;
     if (opfs?.found) {
-      console.log(`    reading the stored weights alone as a File: ${opfs.slices.map((s) => `${s.mib} MiB slices ${s.seconds.toFixed(2)} s`).join(', ')}, ` +
+      console.log(`    reading the stored weights alone as a File: ${opfs.slices.map((s) => `${s.mib} MiB slices ${s.inFlight} at once ${s.seconds.toFixed(2)} s`).join(', ')}, ` +
         `file.stream() ${opfs.stream.seconds.toFixed(2)} s in ${opfs.stream.chunks} chunks`);
       row.readOpfs = opfs;
     }

@@ -234,7 +234,7 @@ describe('resumableBody on answers a test server does not give', () => {
     return resumableBody({
       file, url, size: 100, first, policy: { retries: 3, backoffMs: () => 1 },
       request: async (headers) => { sent.push(headers); return answer(headers); },
-    });
+    }).body;
   }
 
   const partial = (from: number, contentRange: string, headers: Record<string, string> = {}): Response =>
@@ -269,7 +269,7 @@ describe('resumableBody on answers a test server does not give', () => {
     const stream = resumableBody({
       file, url, size: 100, first: dropping(40), policy: { retries: 3, backoffMs: () => 60_000 },
       request: async () => { requested++; return partial(40, 'bytes 40-99/100'); },
-    });
+    }).body;
     const reader = stream.getReader();
     expect((await reader.read()).value?.byteLength).toBe(40);
     const pending = reader.read();

@@ -76,7 +76,7 @@ export class FileCacheLocation implements CheckpointLocation {
       location: fetched.url,
       size: fetched.size,
       reader: new StreamByteReader(stream, {
-        file, location: fetched.url, size: fetched.size, failureCode: 'network',
+        file, location: fetched.url, size: fetched.size, failureCode: 'network', lentChunks: fetched.lentChunks,
         signal: options.signal, onBytes: options.onBytes,
       }),
     };

@@ -15,6 +15,8 @@ export type FetchFunction = (input: string, init?: RequestInit) => Promise<Respo
 export interface FetchedFile {
   url: string;
   body: ReadableStream<Uint8Array>;
+  /** Each chunk of `body` is valid only until the next is read (lending-reader.ts). */
+  lentChunks: boolean;
   size: number | undefined;
   headers: Headers;
 }
@@ -34,7 +36,7 @@ export class HttpLocation implements CheckpointLocation {
       location: fetched.url,
       size: fetched.size,
       reader: new StreamByteReader(fetched.body, {
-        file, location: fetched.url, size: fetched.size, failureCode: 'network',
+        file, location: fetched.url, size: fetched.size, failureCode: 'network', lentChunks: fetched.lentChunks,
         signal: options.signal, onBytes: options.onBytes,
       }),
     };
@@ -96,13 +98,13 @@ export class HttpLocation implements CheckpointLocation {
     }
     // Without a size, or with a compressed body (ranges would count compressed bytes), a dropped
     // download cannot be resumed: it fails as it is.
-    const body = size !== undefined && response.status === 200 && contentEncoding(response.headers) === undefined && this.resume.retries > 0
+    const { body, lentChunks } = size !== undefined && response.status === 200 && contentEncoding(response.headers) === undefined && this.resume.retries > 0
       ? resumableBody({
         file, url, size, first: response, policy: this.resume, signal: options.signal,
         request: (headers, signal) => this.fetchFn(url, { signal, headers }),
       })
-      : response.body;
-    return { url, body, size, headers: response.headers };
+      : { body: response.body, lentChunks: false };
+    return { url, body, lentChunks, size, headers: response.headers };
   }
 
   private async request(file: string, url: string, signal: AbortSignal | undefined,

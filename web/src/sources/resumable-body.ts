@@ -6,6 +6,7 @@
 // counts a byte twice. An answer that cannot be continued is a `network` error naming the file, the
 // byte offset and why.
 import { LayaError, abortError, describeError, isAbortError } from '../errors.js';
+import { lendingReader, type ChunkReader } from '../stream/lending-reader.js';
 import { contentEncoding, describeStatus } from './http-response.js';
 
 /** How a dropped download is resumed. */
@@ -36,8 +37,11 @@ export interface ResumableBodyOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** A stream of the whole file that resumes the download where it dropped (see the file comment). */
-export function resumableBody(options: ResumableBodyOptions): ReadableStream<Uint8Array> {
+/**
+ * A stream of the whole file that resumes the download where it dropped (see the file comment).
+ * Its chunks are lent (lending-reader.ts) where the engine's bodies are byte streams: `lentChunks`.
+ */
+export function resumableBody(options: ResumableBodyOptions): { body: ReadableStream<Uint8Array>; lentChunks: boolean } {
   const { file, url, size, policy, signal } = options;
   const firstBody = options.first.body;
   if (firstBody === null) throw new Error('resumableBody: the first answer has no body');
@@ -48,12 +52,16 @@ export function resumableBody(options: ResumableBodyOptions): ReadableStream<Uin
   const onAbort = (): void => stop.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   const release = (): void => signal?.removeEventListener('abort', onAbort);
-  let reader: ReadableStreamDefaultReader<Uint8Array> = firstBody.getReader();
+  let reader: ChunkReader = lendingReader(firstBody);
+  // A resumed body is read the same way, so that the chunks are lent throughout or never.
+  const lentChunks = reader.lends;
+  const readerOf = (body: ReadableStream<Uint8Array>): ChunkReader => lentChunks
+    ? lendingReader(body) : Object.assign(body.getReader(), { lends: false });
   let received = 0;
   let attempts = 0;
 
   /** A reader positioned at byte `received`, or the error that ends the load. */
-  async function resume(drop: string, cause: unknown): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  async function resume(drop: string, cause: unknown): Promise<ChunkReader> {
     const at = received;
     await reader.cancel().catch(() => undefined);
     const fail = (reason: string, status?: number): LayaError =>
@@ -79,7 +87,7 @@ export function resumableBody(options: ResumableBodyOptions): ReadableStream<Uin
       if (validators.ifRange !== undefined) headers['If-Range'] = validators.ifRange;
       const response = await options.request(headers, stop.signal);
       const refusal = refusalOf(response, at, size, validators);
-      if (refusal === undefined && response.body !== null) return { kind: 'resumed', reader: response.body.getReader() };
+      if (refusal === undefined && response.body !== null) return { kind: 'resumed', reader: readerOf(response.body) };
       await response.body?.cancel().catch(() => undefined);
       return { kind: 'refused', status: response.status, ...(refusal ?? { final: false, reason: 'the 206 answer has no body' }) };
     } catch (error) {
@@ -112,7 +120,7 @@ export function resumableBody(options: ResumableBodyOptions): ReadableStream<Uin
     }
   }
 
-  return new ReadableStream<Uint8Array>({
+  const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: Uint8Array | null;
       try {
@@ -133,11 +141,13 @@ export function resumableBody(options: ResumableBodyOptions): ReadableStream<Uin
       release();
       await reader.cancel(reason).catch(() => undefined);
     },
+  // Pulled only when read: a lent chunk stays valid until its reader asks for the next.
   }, { highWaterMark: 0 });
+  return { body, lentChunks };
 }
 
 type Attempt =
-  | { kind: 'resumed'; reader: ReadableStreamDefaultReader<Uint8Array> }
+  | { kind: 'resumed'; reader: ChunkReader }
   | { kind: 'refused'; final: boolean; reason: string; status?: number };
 
 /** Why a resume answer cannot continue the file at byte `at`, or undefined when it can. */

@@ -17,6 +17,8 @@ export interface StreamByteReaderOptions {
   failureCode: LayaErrorCode;
   signal?: AbortSignal | undefined;
   onBytes?: ((bytes: number) => void) | undefined;
+  /** The stream's chunks are lent, valid until the next read (lending-reader.ts): readRest() copies those it keeps. */
+  lentChunks?: boolean | undefined;
 }
 
 export class StreamByteReader implements ByteReader {
@@ -57,7 +59,7 @@ export class StreamByteReader implements ByteReader {
     for (;;) {
       const chunk = await this.nextOrEnd(Infinity);
       if (chunk === null) return concatBytes(parts);
-      parts.push(chunk);
+      parts.push(this.options.lentChunks === true ? chunk.slice() : chunk);
     }
   }
 
@@ -100,6 +102,7 @@ export class StreamByteReader implements ByteReader {
       if (chunk === null) return null;
     }
     if (chunk.byteLength > max) {
+      // Taken before the next pull (nextOrEnd), so a lent chunk's rest needs no copy.
       this.pending = chunk.subarray(max);
       chunk = chunk.subarray(0, max);
     }

@@ -65,7 +65,8 @@ export class StoredLocation implements CheckpointLocation {
       location: fetched.url,
       size: fetched.size,
       reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options, (commit) => this.committing(url, commit)), {
-        file, location: fetched.url, size: fetched.size, failureCode: 'network', signal: options.signal, onBytes: options.onBytes,
+        file, location: fetched.url, size: fetched.size, failureCode: 'network', lentChunks: fetched.lentChunks,
+        signal: options.signal, onBytes: options.onBytes,
       }),
     };
   }
