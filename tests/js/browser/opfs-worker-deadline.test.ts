@@ -27,7 +27,7 @@ const folder: DirectoryLike = {
 test('a worker that never answers is given up after the deadline: the store writes with createWritable(), and the worker is ended', async () => {
   const started = Date.now();
   const store = await OpfsStore.open(folder, 'x', { Worker: WorkerThatNeverStarts as unknown as new (url: string) => Worker });
-  expect(store.route).toBe('writable');
+  expect(await store.route()).toBe('writable');
   expect(Date.now() - started).toBeGreaterThanOrEqual(kWorkerOpenMs - 50);
   expect(WorkerThatNeverStarts.started).toBe(1);
   expect(WorkerThatNeverStarts.terminated).toBe(1);

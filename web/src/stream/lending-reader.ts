@@ -15,7 +15,7 @@ export interface ChunkReader {
 }
 
 /** Bytes one read may land: the network hands over less per read (64 KiB-1 MiB) anyway. */
-export const kLandingBytes = 1024 * 1024;
+export const kLandingBytes = 4 * 1024 * 1024;
 
 /** `body` read into one reused buffer where it is a byte stream, else by its default reader. */
 export function lendingReader(body: ReadableStream<Uint8Array>, landingBytes = kLandingBytes): ChunkReader {

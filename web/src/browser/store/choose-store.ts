@@ -63,7 +63,8 @@ export async function openStore(globals: StorageGlobals, name: string, option: S
       if (getDirectory === undefined) throw new Error('navigator.storage.getDirectory is missing');
       const root = await getDirectory.call(globals.navigator?.storage);
       const store = await OpfsStore.open(root, name, globals);
-      if (store.route === 'writable' && !('createWritable' in (globals.FileSystemFileHandle?.prototype ?? {}))) {
+      // Waits for the sync-handle probe only where createWritable() is missing (Safari before 26).
+      if (!('createWritable' in (globals.FileSystemFileHandle?.prototype ?? {})) && await store.route() === 'writable') {
         throw new Error('FileSystemFileHandle.createWritable is missing and no worker could open a sync access handle');
       }
       return store;

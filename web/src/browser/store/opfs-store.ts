@@ -44,21 +44,26 @@ interface FileSink {
 export class OpfsStore implements WeightStore {
   readonly kind: StoreKind = 'opfs';
 
-  private constructor(private readonly folder: DirectoryLike, private readonly folderName: string,
-                      private readonly files: SyncFiles | null) {}
+  /** Where sync handles are opened, or null on the writable route: known once the probe has answered. */
+  private readonly files: Promise<SyncFiles | null>;
 
-  get route(): OpfsRoute {
-    return this.files === null ? 'writable' : 'sync-handles';
+  private constructor(private readonly folder: DirectoryLike, private readonly folderName: string, files: SyncFiles | null) {
+    // The probe (a worker's start, on a page) runs while the load compiles its wasm module.
+    this.files = files === null ? Promise.resolve(null) : syncHandlesWork(folder, folderName, files).then((works) => (works ? files : null));
+  }
+
+  async route(): Promise<OpfsRoute> {
+    return await this.files === null ? 'writable' : 'sync-handles';
   }
 
   /**
    * The folder `name` under the origin's OPFS root (throws SecurityError where storage is refused),
-   * on the sync-handle route where this context can open one there, else on createWritable().
+   * on the sync-handle route where this context can open one there (asked in the background:
+   * route()), else on createWritable().
    */
   static async open(root: DirectoryLike, name: string, globals: WorkerScopeGlobals = globalThis as WorkerScopeGlobals): Promise<OpfsStore> {
     const folder = await root.getDirectoryHandle(name, { create: true });
-    const files = syncFilesHere(globals);
-    return new OpfsStore(folder, name, files !== null && await syncHandlesWork(folder, name, files) ? files : null);
+    return new OpfsStore(folder, name, syncFilesHere(globals));
   }
 
   async find(url: string): Promise<StoredFile | undefined> {
@@ -75,7 +80,7 @@ export class OpfsStore implements WeightStore {
       await this.remove(url);
       return undefined;
     }
-    const files = this.files;
+    const files = await this.files;
     if (files === null) return { record, bytes: blob };
     // The handle is opened by the first read, so that nothing holds the file while the load asks
     // the server whether it changed (a new version removes it).
@@ -140,8 +145,9 @@ export class OpfsStore implements WeightStore {
    * here), and each written buffer comes back to be filled again.
    */
   private async create(file: string, size: number): Promise<FileSink> {
-    if (this.files !== null) {
-      const opened = await this.files.open(this.folderName, file, size);
+    const files = await this.files;
+    if (files !== null) {
+      const opened = await files.open(this.folderName, file, size);
       const spares: ArrayBuffer[] = [];
       let at = 0;
       return {

@@ -59,12 +59,20 @@ export class StoredLocation implements CheckpointLocation {
       fetched = answer;
     }
     options.onSize?.(fetched.size);
-    const writer = await this.startWriting(file, fetched);
+    let body = fetched.body;
+    if (fetched.size === undefined) {
+      this.options.onWarning(`laya-wasm: ${file}: ${fetched.url} sent no size, so it is loaded without being stored`);
+    } else {
+      // The store's file is opened while the first bytes come in: nothing waits for it until a
+      // whole piece (kStoreWriteBytes) is ready to be written, or until the commit.
+      const writer = coalescing(whenOpened(this.startWriting(file, fetched, fetched.size)));
+      body = tapped(fetched, writer, file, this.options, (commit) => this.committing(url, commit));
+    }
     return {
       file,
       location: fetched.url,
       size: fetched.size,
-      reader: new StreamByteReader(writer === null ? fetched.body : tapped(fetched, writer, file, this.options, (commit) => this.committing(url, commit)), {
+      reader: new StreamByteReader(body, {
         file, location: fetched.url, size: fetched.size, failureCode: 'network', lentChunks: fetched.lentChunks,
         signal: options.signal, onBytes: options.onBytes,
       }),
@@ -100,13 +108,8 @@ export class StoredLocation implements CheckpointLocation {
     };
   }
 
-  /** A writer for the download, or null (with a warning) when it cannot or should not be stored. */
-  private async startWriting(file: CheckpointFileName, fetched: FetchedFile): Promise<StoreWriter | null> {
-    const { size, url } = fetched;
-    if (size === undefined) {
-      this.options.onWarning(`laya-wasm: ${file}: ${url} sent no size, so it is loaded without being stored`);
-      return null;
-    }
+  /** A writer for the download, or null (with a warning) when it cannot or should not be stored. Never rejects. */
+  private async startWriting(file: CheckpointFileName, fetched: FetchedFile, size: number): Promise<StoreWriter | null> {
     const available = await estimateAvailable(this.options.estimate);
     if (available !== undefined) {
       if (available < size) {
@@ -115,12 +118,32 @@ export class StoredLocation implements CheckpointLocation {
       }
     }
     try {
-      return coalescing(await this.store.begin(url, recordOf(fetched.headers, size)));
+      return await this.store.begin(fetched.url, recordOf(fetched.headers, size));
     } catch (error) {
       this.options.onWarning(notStored(file, size, `the browser refused storage (${describeStorageError(error)})`));
       return null;
     }
   }
+}
+
+/** What a writer whose store turned out not to store the file throws (startWriting already said why). */
+const kNotStored = new Error('laya-wasm: the file is not being stored');
+
+/** The writer `opening` resolves to, usable at once: its calls wait for it; null makes them throw kNotStored. */
+function whenOpened(opening: Promise<StoreWriter | null>): StoreWriter {
+  let opened: StoreWriter | null = null;
+  void opening.then((writer) => { opened = writer; });
+  const writer = async (): Promise<StoreWriter> => {
+    const w = await opening;
+    if (w === null) throw kNotStored;
+    return w;
+  };
+  return {
+    spareBuffer: (bytes) => opened?.spareBuffer?.(bytes),
+    write: async (chunk) => (await writer()).write(chunk),
+    commit: async () => (await writer()).commit(),
+    abort: async () => { await (await opening)?.abort(); },
+  };
 }
 
 /** The commits running behind loads in this context, by URL (they never reject). */
@@ -157,6 +180,7 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
   const fault = async (error: unknown, w: StoreWriter | null = active): Promise<void> => {
     active = null;
     await w?.abort().catch(() => undefined);
+    if (error === kNotStored) return;
     const available = await estimateAvailable(estimate);
     onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
       (available === undefined ? '; the browser does not say how much storage is available' : `; ${available} bytes of storage are available`)));

@@ -54,7 +54,7 @@ export interface WeightStore {
 export type StoreKind = 'cache-api' | 'opfs';
 
 /** Bytes a store may hold in flight between the download and the disk (the one-pass bound). */
-export const kStoreBoundBytes = 16 * 1024 * 1024;
+export const kStoreBoundBytes = 128 * 1024 * 1024;
 
 /** The record's fields as HTTP-style headers (the Cache API keeps them with the entry). */
 export function recordOf(headers: Headers, size: number): StoredRecord {
