@@ -14,7 +14,7 @@ export interface ChunkReader {
   readonly lends: boolean;
 }
 
-/** Bytes one read may land: the network hands over less per read (64 KiB-1 MiB) anyway. */
+/** Bytes one read may land: a fast local download hands over up to a few MiB per read, a slow one far less. */
 export const kLandingBytes = 4 * 1024 * 1024;
 
 /** `body` read into one reused buffer where it is a byte stream, else by its default reader. */

@@ -1,7 +1,7 @@
 // Hub and URL checkpoints in a page, kept in a WeightStore. One pass on a first load: the
 // download's bytes go on to wasm memory (or the GPU buffers) as they arrive while the same bytes
 // are written to the store, gathered in 8 MiB pieces (kStoreWriteBytes), of which the store holds
-// at most kStoreBoundBytes (16 MiB) in flight before the download waits for it: 24 MiB at most
+// at most kStoreBoundBytes (64 MiB) in flight before the download waits for it: 72 MiB at most
 // between the network and the disk. The entry is committed only when the body ended with every
 // byte, and after the load has it: the commit (the last writes, a flush to disk, the record) runs
 // behind the load, which resolves without waiting for it; storing() says when every commit has
