@@ -200,9 +200,19 @@ $('load').addEventListener('click', async () => {
     if (spec.kind === 'default') {
       info.append(el('p', 'Random weights: the answers below are meaningless by design. They show the pipeline, not a judgement.', 'note'));
     }
-    for (const warning of new Set([...loadWarnings, ...loaded.warnings])) info.append(el('p', `warning: ${warning}`, 'warn'));
+    const shown = new Set([...loadWarnings, ...loaded.warnings]);
+    for (const warning of shown) info.append(el('p', `warning: ${warning}`, 'warn'));
     for (const id of modelButtons) $<HTMLButtonElement>(id).disabled = false;
     document.body.dataset['loaded'] = 'true';
+    // The store commits the download after the load (model.stored): say when a next visit finds it.
+    document.body.dataset['stored'] = 'false';
+    void loaded.stored.then(() => {
+      if (model !== loaded) return;  // a newer load took its place
+      const late = loadWarnings.filter((warning) => !shown.has(warning));
+      for (const warning of late) info.append(el('p', `warning: ${warning}`, 'warn'));
+      if (!fromCache && late.length === 0 && spec.kind !== 'files') text.textContent += ', kept in the browser for the next visit';
+      document.body.dataset['stored'] = 'true';
+    });
     document.body.dataset['build'] = build.build;
     document.body.dataset['backend'] = ran;
     document.body.dataset['adapter'] = adapter;

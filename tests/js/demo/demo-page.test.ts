@@ -212,6 +212,9 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
       await waitForSelector(page, 'body[data-offline-ready=true]', 30000);
       await loadIn(page, 'default');
       expect(await attributeOf(page, 'body', 'data-from-cache')).toBe('false');
+      // The store commits after the load: the page says when the next visit will find it.
+      await waitForSelector(page, 'body[data-stored=true]', 30000);
+      expect(await textOf(page, '#progress-text')).toMatch(/, kept in the browser for the next visit$/);
       const online = await ask(page);
 
       // Offline: the server is gone, so every request the service worker does not answer fails.
