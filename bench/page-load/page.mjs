@@ -1,6 +1,6 @@
 // The bench page's script (bundled by run.mjs from the package's browser sources): the driver calls
 // window.pageLoadBench.* through the engine seam and reads back plain numbers.
-import { load } from '../../web/src/index.browser.ts';
+import { load as loadOnPage } from '../../web/src/index.browser.ts';
 
 const kCacheName = 'laya-wasm-bench';
 
@@ -18,12 +18,20 @@ window.pageLoadBench = {
     return { seconds: (performance.now() - t0) / 1000, bytes };
   },
 
-  /** One load of the checkpoint with options.cache in `store` ('none': cache off, what storing costs), timed, with the store's warnings. */
-  async load({ hubUrl, repo, store, moduleUrl }) {
+  /**
+   * One load of the checkpoint with options.cache in `store` ('none': cache off, what storing
+   * costs), timed, with the store's warnings. `inWorker`: with { worker: true }, the package's
+   * own worker, from dist/ (as the demo loads), not the bundle's page-thread load.
+   */
+  async load({ hubUrl, repo, store, moduleUrl, inWorker }) {
+    // A URL built at run time, so the bundler leaves the import to the browser.
+    const load = inWorker ? (await import(new URL('/dist/index.browser.js', location.href).href)).load : loadOnPage;
     const warnings = [];
     let fromNetwork = 0;
     // The weights' answer: 200 (downloaded) or 304 (read from the store), so the table shows which.
     let weightsStatus = null;
+    // Whether the weights' progress events said they came from the store (also seen from a worker).
+    let weightsFromStore = false;
     const counted = async (url, init) => {
       const answer = await fetch(url, init);
       if (url.endsWith('/model.safetensors')) weightsStatus = answer.status;
@@ -33,11 +41,14 @@ window.pageLoadBench = {
     const phases = { weightsFirst: null, weightsLast: null, stored: null };
     const t0 = performance.now();
     const model = await load({ repo, hubUrl }, {
-      cache: store === 'none' ? false : kCacheName, cacheStore: store === 'none' ? 'auto' : store, threads: 1, wasm: { moduleUrl }, fetch: counted,
+      cache: store === 'none' ? false : kCacheName, cacheStore: store === 'none' ? 'auto' : store, threads: 1, wasm: { moduleUrl },
+      // A function cannot cross into the worker: there the weights' status is not seen.
+      ...(inWorker ? { worker: true } : { fetch: counted }),
       onWarning: (w) => warnings.push(w),
       onProgress: (e) => {
         if (e.type !== 'download' || e.file !== 'model.safetensors') return;
         fromNetwork = e.loaded;
+        weightsFromStore = e.fromStore === true;
         const at = (performance.now() - t0) / 1000;
         if (e.loaded > 0) phases.weightsFirst ??= at;
         if (e.loaded === e.total) phases.weightsLast = at;
@@ -49,7 +60,7 @@ window.pageLoadBench = {
     phases.stored = (performance.now() - t0) / 1000;
     model.dispose();
     // The checkpoint's own warnings (random weights) are not the store's.
-    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus, phases };
+    return { seconds, warnings: warnings.filter((w) => w.startsWith('laya-wasm:')), loaded: fromNetwork, weightsStatus, weightsFromStore, phases };
   },
 
   /**

@@ -13,9 +13,10 @@
 // to the targets: first <= 1.5x max(wire, Node), stored <= 1.3x Node. (performance.
 // measureUserAgentSpecificMemory is not used: in Chromium it leaves out the wasm memory.)
 // Also, where asked: the store 'none' (cache off: the load alone, what storing costs on top), and
-// --wire-mbps N, the server sending the weights at N MB/s at most (a real link, not loopback).
+// --wire-mbps N, the server sending the weights at N MB/s at most (a real link, not loopback), and
+// --worker, every load with { worker: true } (the package's worker, from dist/, as the demo loads).
 // Usage: node bench/page-load/run.mjs [--engines chromium,firefox,webkit] [--stores cache-api,opfs,none]
-//          [--model english-f16] [--node-runs 3] [--wire-mbps N]
+//          [--model english-f16] [--node-runs 3] [--wire-mbps N] [--worker]
 import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
@@ -35,6 +36,7 @@ const stores = flag('--stores', 'cache-api,opfs').split(',');
 const modelName = flag('--model', 'english-f16');
 const nodeRuns = Number(flag('--node-runs', '3'));
 const wireMbps = flag('--wire-mbps', undefined) === undefined ? undefined : Number(flag('--wire-mbps'));
+const inWorker = args.includes('--worker');
 const fail = (message) => { console.error(`bench:page-load: ${message}`); process.exit(1); };
 
 if (!existsSync(join(root, 'dist', 'wasm', 'laya-core.js'))) fail('dist/wasm/laya-core.js is missing: run npm run build first');
@@ -45,6 +47,7 @@ if (gen.reused) console.log(`checkpoint: reused ${dir}`);
 const fileBytes = statSync(join(dir, 'model.safetensors')).size;
 console.log(`checkpoint: ${modelName}, model.safetensors ${(fileBytes / 1e9).toFixed(3)} GB`);
 if (wireMbps !== undefined) console.log(`the server sends the weights at ${wireMbps} MB/s at most`);
+if (inWorker) console.log('every load with { worker: true }: the package worker from dist/');
 
 // The page: bundled from the package's browser sources, the wasm module from dist/wasm/.
 const out = join(root, 'build', 'page-load');
@@ -186,7 +189,7 @@ const rows = [];
 for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [engine, one]))) {
   const profileDir = mkdtempSync(join(tmpdir(), `laya-page-load-${name}-`));
   try {
-    const arg = { hubUrl: origin, repo, store, moduleUrl };
+    const arg = { hubUrl: origin, repo, store, moduleUrl, inWorker };
     const { version, result: first } = await measuredLoad(name, profileDir, arg);
     console.log(`\n${version}`);
     // Unstored, the second load is the first again: not measured.
@@ -203,11 +206,12 @@ for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [eng
     const target = Math.max(wire.seconds, nodeSeconds);
     const row = { engine: version, store, wire: wire.seconds, wirePeak: wire.peakAbove, first: first.seconds, stored: stored?.seconds,
       firstRatio: first.seconds / target, storedRatio: stored === null ? undefined : stored.seconds / nodeSeconds,
-      firstStatus: first.weightsStatus, storedStatus: stored?.weightsStatus,
+      firstStatus: first.weightsStatus, storedStatus: stored?.weightsStatus, storedFromStore: stored?.weightsFromStore,
       firstPeak: first.peakAbove, storedPeak: stored?.peakAbove, warnings: [...first.warnings, ...stored?.warnings ?? []] };
     rows.push(row);
     console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
-      (stored === null ? '' : `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus}, then ${stored.weightsStatus}), `) +
+      (stored === null ? '' : `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus ?? '(in the worker)'}, then ${stored.weightsStatus ?? '(in the worker)'}, ` +
+        `${stored.weightsFromStore ? 'read from the store' : 'NOT read from the store'}), `) +
       `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file)` +
       (stored === null ? '' : `, stored ${gb(stored.peakAbove)} (${(stored.peakAbove / fileBytes).toFixed(2)}x)`));
     for (const [label, load] of [['first', first], ['stored', stored]].filter(([, l]) => l !== null)) {
@@ -242,7 +246,7 @@ console.log(`\n| engine | store | wire | first load | from the store | first / m
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(`| Node ${process.version} | directory | | ${nodeSeconds.toFixed(2)} s | | | | |`);
 for (const r of rows.filter((row) => row.error === undefined)) {
-  const fromStore = r.stored === undefined ? '(not stored) |' : `${r.stored.toFixed(2)} s${r.storedStatus === 304 ? '' : ` (HTTP ${r.storedStatus}: not from the store)`} |`;
+  const fromStore = r.stored === undefined ? '(not stored) |' : `${r.stored.toFixed(2)} s${r.storedFromStore ? '' : ' (not from the store)'} |`;
   console.log(`| ${r.engine} | ${r.store} | ${r.wire.toFixed(2)} s | ${r.first.toFixed(2)} s | ${fromStore} ${r.firstRatio.toFixed(2)}x | ` +
     `${r.storedRatio === undefined ? '' : `${r.storedRatio.toFixed(2)}x`} | ${(r.firstPeak / fileBytes).toFixed(2)}x${r.storedPeak === undefined ? '' : ` / ${(r.storedPeak / fileBytes).toFixed(2)}x`} ` +
     `(${(r.wirePeak / fileBytes).toFixed(2)}x) the file |`);
