@@ -28,6 +28,8 @@ export interface CaseResult {
   persisted?: boolean;
   /** Workers started during the case (the OPFS store's, on the sync-handle route of a page). */
   workers: number;
+  /** Of those, the workers started during each load. */
+  workersPerLoad: number[];
 }
 
 const kWeights = 'model.safetensors';
@@ -35,7 +37,7 @@ const kCacheName = 'laya-wasm-test';
 
 export async function runCase(name: CaseName, store: StoreName, hubUrl: string): Promise<CaseResult> {
   await clearStores();
-  const result: CaseResult = { digests: [], requests: [], warnings: [], storedWeights: 0, storedEtag: null, live: 0, lastWeightEvents: [], errors: [], workers: 0 };
+  const result: CaseResult = { digests: [], requests: [], warnings: [], storedWeights: 0, storedEtag: null, live: 0, lastWeightEvents: [], errors: [], workers: 0, workersPerLoad: [] };
   const fake = new FakeCore({ sharedMemory: name === 'shared-memory' });
   const restoreWorker = watchWorkers(result, store, name === 'quota-exceeded');
   try {
@@ -66,6 +68,7 @@ async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fa
   };
   const loadOnce = async (extra: Record<string, unknown> = {}): Promise<void> => {
     requests = [];
+    const workersBefore = result.workers;
     let last: unknown = null;
     const sessions = fake.sessions.length;
     try {
@@ -85,6 +88,7 @@ async function playCase(name: CaseName, storeName: StoreName, hubUrl: string, fa
     // The five files are asked for at once: sorted, since their order is the network's.
     result.requests.push([...requests].sort());
     result.lastWeightEvents.push(last);
+    result.workersPerLoad.push(result.workers - workersBefore);
   };
 
   if (name === 'store-then-revalidate' || name === 'shared-memory') {
