@@ -24,6 +24,12 @@ class MemoryCache implements CacheLike {
   failAfter: { bytes: number; error: Error } | undefined;
   /** Holds put() back after the body is read, until it resolves (a disk slow to commit). */
   commitGate: Promise<void> | undefined;
+  /** Holds every commit back until the function returned is called. */
+  holdCommits(): () => void {
+    let release = (): void => undefined;
+    this.commitGate = new Promise((resolve) => { release = resolve; });
+    return release;
+  }
   async match(url: string): Promise<Response | undefined> {
     const entry = this.entries.get(url);
     return entry && new Response(entry.body as BodyInit, { headers: entry.headers });
@@ -114,8 +120,7 @@ test.each(['blob', 'body'] as const)('a first load stores each file as it stream
 test('the load resolves before the store commits its files, and model.stored settles once they are stored', async () => {
   await serve();
   const cache = new MemoryCache();
-  let openGate = (): void => undefined;
-  cache.commitGate = new Promise((resolve) => { openGate = resolve; });
+  const release = cache.holdCommits();
   const loaded = await loadOnce(cache, { storeBehind: true });
   expectSameBytes(loaded.fake.session.weights, safetensorsDataSection(kWeights));
   let settled = false;
@@ -124,7 +129,7 @@ test('the load resolves before the store commits its files, and model.stored set
   expect(settled).toBe(false);
   expect(entryOf(cache, 'model.safetensors')).toBeUndefined();
 
-  openGate();
+  release();
   await loaded.stored;
   for (const f of kCheckpointFiles) expect(entryOf(cache, f)?.body.byteLength).toBe(readFileSync(join(kTinyCheckpoint, f)).length);
   expect(loaded.warnings).toEqual([]);
@@ -133,14 +138,13 @@ test('the load resolves before the store commits its files, and model.stored set
 test('a load started while an earlier one is still committing waits for that commit and reads the store', async () => {
   await serve();
   const cache = new MemoryCache();
-  let openGate = (): void => undefined;
-  cache.commitGate = new Promise((resolve) => { openGate = resolve; });
+  const release = cache.holdCommits();
   const first = await loadOnce(cache, { storeBehind: true });
   const before = server.requests.length;
   const second = loadOnce(cache);
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(server.requests.length).toBe(before);
-  openGate();
+  release();
   const again = await second;
   expect(server.requests.slice(before).sort()).toEqual(kCheckpointFiles.map((f) => `GET ${kPrefix}${f} if-none-match=${kEtags[f]}`).sort());
   expectSameBytes(again.fake.session.weights, safetensorsDataSection(kWeights));

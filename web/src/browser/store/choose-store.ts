@@ -21,11 +21,11 @@ export type StoreOption = 'auto' | StoreKind;
 
 /**
  * The engine's measured choice (bench:page-load, README "Page load"): the OPFS in all three. On
- * the 2-core machine with Node's directory load at 0.59 s, read back from the OPFS in 0.73 s
- * (Chromium) and 0.68 s (Firefox) through sync access handles, against the Cache API's 1.33 s and
- * 3.55 s; WebKitGTK, whose sync handles are refused, reads its OPFS File slices in 1.5 s against
- * its Cache API's 5.7 s (cache.match() alone takes 6 s for a 0.84 GB entry). Where the OPFS cannot
- * be written at all (WebKitGTK's defaults), the Cache API.
+ * the 2-core machine with Node's directory load at 0.61 s, read back from the OPFS in 0.78 s
+ * (Chromium) and 0.68 s (Firefox) through sync access handles, against the Cache API's 1.48 s and
+ * 3.44 s; WebKitGTK, whose sync handles are refused, reads its OPFS File slices in 1.57 s against
+ * its Cache API's 5.74 s (cache.match() alone takes 4-6 s for a 0.84 GB entry). Where the OPFS
+ * cannot be written at all (WebKitGTK's defaults), the Cache API.
  */
 export function measuredStore(userAgent: string): StoreKind {
   if (/Firefox\//.test(userAgent)) return kMeasured.firefox;
