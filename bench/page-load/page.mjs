@@ -102,7 +102,7 @@ window.pageLoadBench = {
   /**
    * Why an OPFS load costs what it does where the store reads File slices (WebKit, whose sync
    * access handles are refused): the stored weights' File read into one buffer of its size in
-   * 16, 32 and 64 MiB slices (two in flight), and as file.stream().
+   * 16, 32 and 64 MiB slices (two in flight) and 8 MiB slices (four in flight), and as file.stream().
    */
   async readOpfs() {
     const root = await navigator.storage.getDirectory();

@@ -6,7 +6,7 @@
 // counts a byte twice. An answer that cannot be continued is a `network` error naming the file, the
 // byte offset and why.
 import { LayaError, abortError, describeError, isAbortError } from '../errors.js';
-import { lendingReader, type ChunkReader } from '../stream/lending-reader.js';
+import { givingReader, lendingReader, type ChunkReader } from '../stream/lending-reader.js';
 import { contentEncoding, describeStatus } from './http-response.js';
 
 /** How a dropped download is resumed. */
@@ -55,8 +55,7 @@ export function resumableBody(options: ResumableBodyOptions): { body: ReadableSt
   let reader: ChunkReader = lendingReader(firstBody);
   // A resumed body is read the same way, so that the chunks are lent throughout or never.
   const lentChunks = reader.lends;
-  const readerOf = (body: ReadableStream<Uint8Array>): ChunkReader => lentChunks
-    ? lendingReader(body) : Object.assign(body.getReader(), { lends: false });
+  const readerOf = (body: ReadableStream<Uint8Array>): ChunkReader => (lentChunks ? lendingReader(body) : givingReader(body));
   let received = 0;
   let attempts = 0;
 

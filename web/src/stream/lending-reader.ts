@@ -23,9 +23,8 @@ export function lendingReader(body: ReadableStream<Uint8Array>, landingBytes = k
   try {
     byob = body.getReader({ mode: 'byob' });
   } catch {
-    // Not a byte stream: nothing was locked, and the default reader gives fresh chunks.
-    const reader = body.getReader();
-    return { read: () => reader.read(), cancel: (reason) => reader.cancel(reason), lends: false };
+    // Not a byte stream: nothing was locked.
+    return givingReader(body);
   }
   // Each read transfers the buffer to the stream and hands it back under a new ArrayBuffer object.
   let landing = new ArrayBuffer(landingBytes);
@@ -38,4 +37,10 @@ export function lendingReader(body: ReadableStream<Uint8Array>, landingBytes = k
     },
     cancel: (reason) => byob.cancel(reason),
   };
+}
+
+/** `body` read by its default reader, whose chunks are fresh: the reader's to keep. */
+export function givingReader(body: ReadableStream<Uint8Array>): ChunkReader {
+  const reader = body.getReader();
+  return { read: () => reader.read(), cancel: (reason) => reader.cancel(reason), lends: false };
 }

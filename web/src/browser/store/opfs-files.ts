@@ -60,7 +60,7 @@ const kReadsHereWritesNested = new WeakMap<object, SyncFiles>();
  */
 function writesNested(globals: WorkerScopeGlobals): boolean {
   const userAgent = globals.navigator?.userAgent ?? '';
-  return globals.Worker !== undefined && /Chrome\/|Chromium\//.test(userAgent) && !/Firefox\//.test(userAgent);
+  return globals.Worker !== undefined && /Chrome\/|Chromium\//.test(userAgent);
 }
 
 /** Reads on this worker's own thread (straight into its memory), writes by `writes`. */

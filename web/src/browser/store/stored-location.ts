@@ -5,10 +5,11 @@
 // between the network and the disk. The entry is committed only when the body ended with every
 // byte, and after the load has it: the commit (the last writes, a flush to disk, the record) runs
 // behind the load, which resolves without waiting for it; storing() says when every commit has
-// ended (LayaPipeline.stored). Any failure or abort before the end removes the entry. A stored file is used only when complete (the store checks its length against
-// the record) and, when its validators allow, still the server's version (a conditional GET: 304
-// serves the store, a new version replaces it). Storage faults (quota, refusal) never fail a load:
-// it goes on from the network unstored and onWarning says why, with the bytes needed and available.
+// ended (LayaPipeline.stored). Any failure or abort before the end removes the entry. A stored
+// file is used only when complete (the store checks its length against the record) and, when its
+// validators allow, still the server's version (a conditional GET: 304 serves the store, a new
+// version replaces it). Storage faults (quota, refusal) never fail a load: it goes on from the
+// network unstored and onWarning says why, with the bytes needed and available.
 import { describeError } from '../../errors.js';
 import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from '../../sources/checkpoint-source.js';
 import type { FetchedFile, HttpLocation } from '../../sources/http-location.js';
@@ -172,14 +173,12 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
   let active: StoreWriter | null = writer;
   let written = 0;
   // Takes the entry away from the load (nothing more is written to it) and removes it.
-  const drop = async (): Promise<void> => {
-    const w = active;
+  const drop = async (w: StoreWriter | null = active): Promise<void> => {
     active = null;
     await w?.abort().catch(() => undefined);
   };
   const fault = async (error: unknown, w: StoreWriter | null = active): Promise<void> => {
-    active = null;
-    await w?.abort().catch(() => undefined);
+    await drop(w);
     if (error === kNotStored) return;
     const available = await estimateAvailable(estimate);
     onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
