@@ -99,7 +99,7 @@ for (let i = 0; i < nodeRuns; ++i) nodeLoads.push(await runChild(['--expose-gc',
 const nodeSeconds = median(nodeLoads.map((r) => r.seconds));
 console.log(`\nNode, directory load: ${nodeSeconds.toFixed(2)} s (median of ${nodeRuns}: ${nodeLoads.map((r) => r.seconds.toFixed(2)).join(' ')})`);
 
-/** RSS of every descendant of this process, summed (the browser and its helpers). */
+/** RSS of every descendant of this process (the browser and its helpers), by pid, with its command's name. */
 function descendantsRss() {
   const children = new Map();
   const rss = new Map();
@@ -109,33 +109,65 @@ function descendantsRss() {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ppid = Number(fields[1]);
-      rss.set(Number(name), Number(fields[21]) * 4096);
+      // utime + stime (clock ticks: 100 a second on Linux), for the CPU a measurement took.
+      rss.set(Number(name), { bytes: Number(fields[21]) * 4096, cpu: (Number(fields[11]) + Number(fields[12])) / 100,
+        name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid).push(Number(name));
     } catch { /* gone */ }
   }
-  let total = 0;
+  const mine = new Map();
   const stack = [...(children.get(process.pid) ?? [])];
   while (stack.length > 0) {
     const pid = stack.pop();
-    total += rss.get(pid) ?? 0;
+    if (rss.has(pid)) mine.set(pid, rss.get(pid));
     stack.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return mine;
 }
 
+/** A process's name with Chromium's --type (its processes all share one name), read once per process. */
+function processName(pid, name) {
+  try {
+    const type = /--type=([\w-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1];
+    return type === undefined ? name : `${name} ${type}`;
+  } catch {
+    return name;
+  }
+}
+
+const totalOf = (sample) => [...sample.values()].reduce((sum, p) => sum + p.bytes, 0);
+/** CPU seconds so far of the browser's processes and of this one (the server). */
+const cpuOf = (sample) => [...sample.values()].reduce((sum, p) => sum + p.cpu, 0) +
+  (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+
 /**
- * `fn()` while sampling descendantsRss(): its result and the peak above `baseline`, the browser's
- * RSS with the bench page open before any load (an upper bound: a previous document's memory that
- * the engine has not yet freed counts too).
+ * `fn()` while sampling descendantsRss() every 50 ms: its result, the peak of the processes' sum
+ * above `baseline` (the browser's RSS with the bench page open before any load: an upper bound, a
+ * previous document's memory that the engine has not yet freed counts too), and the one process
+ * whose own peak above its baseline is largest: the page's (renderer, content or web process) in
+ * a load, the network's in a wire read; the issue's "page memory".
  */
 async function withPeakRss(baseline, fn) {
-  let peak = descendantsRss();
-  const timer = setInterval(() => { peak = Math.max(peak, descendantsRss()); }, 50);
+  let peak = 0;
+  const own = new Map();
+  const sample = () => {
+    const now = descendantsRss();
+    peak = Math.max(peak, totalOf(now));
+    for (const [pid, p] of now) {
+      const was = own.get(pid) ?? { base: baseline.get(pid)?.bytes ?? 0, peak: 0, name: processName(pid, p.name) };
+      own.set(pid, { ...was, peak: Math.max(was.peak, p.bytes) });
+    }
+  };
+  sample();
+  const cpuBefore = cpuOf(descendantsRss());
+  const timer = setInterval(sample, 50);
   try {
     const result = await fn();
-    peak = Math.max(peak, descendantsRss());
-    return { ...result, peakAbove: Math.max(0, peak - baseline) };
+    sample();
+    const cpuSeconds = cpuOf(descendantsRss()) - cpuBefore;
+    const top = [...own.values()].map((p) => ({ name: p.name, above: Math.max(0, p.peak - p.base) })).sort((a, b) => b.above - a.above)[0];
+    return { ...result, peakAbove: Math.max(0, peak - totalOf(baseline)), topProcess: top, cpuSeconds };
   } finally {
     clearInterval(timer);
   }
@@ -158,6 +190,10 @@ const ready = (page) => page.evaluate(async () => {
   for (let i = 0; i < 600 && document.body?.dataset.ready !== 'true'; i++) await new Promise((r) => setTimeout(r, 50));
   return document.body?.dataset.ready === 'true';
 });
+/** The process that grew most in a measurement, and by how much. */
+const topLine = (measured) => `${measured.topProcess.name} ${gb(measured.topProcess.above)} (${(measured.topProcess.above / fileBytes).toFixed(2)}x)`;
+/** CPU seconds a measurement took in the browser and the server, and the mean cores busy. */
+const cpuLine = (measured) => `CPU ${measured.cpuSeconds.toFixed(2)} s (${(measured.cpuSeconds / measured.seconds).toFixed(2)} cores)`;
 const gb = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 
 /**
@@ -202,21 +238,22 @@ for (const [name, store] of engines.flatMap((engine) => stores.map((one) => [eng
     }));
     const { wire } = probes;
     console.log(`  wire: ${wire.seconds.toFixed(2)} s (${(wire.bytes / 1e6 / wire.seconds).toFixed(0)} MB/s), peak RSS above the page's ${gb(wire.peakAbove)} ` +
-      `(${(wire.peakAbove / fileBytes).toFixed(2)}x the file: the engine's own buffering of a download read and dropped)`);
+      `(${(wire.peakAbove / fileBytes).toFixed(2)}x the file: the engine's own buffering of a download read and dropped; ${topLine(wire)}), ${cpuLine(wire)}`);
     const target = Math.max(wire.seconds, nodeSeconds);
     const row = { engine: version, store, wire: wire.seconds, wirePeak: wire.peakAbove, first: first.seconds, stored: stored?.seconds,
       firstRatio: first.seconds / target, storedRatio: stored === null ? undefined : stored.seconds / nodeSeconds,
       firstStatus: first.weightsStatus, storedStatus: stored?.weightsStatus, storedFromStore: stored?.weightsFromStore,
-      firstPeak: first.peakAbove, storedPeak: stored?.peakAbove, warnings: [...first.warnings, ...stored?.warnings ?? []] };
+      firstPeak: first.peakAbove, storedPeak: stored?.peakAbove, firstTop: first.topProcess, firstCpu: first.cpuSeconds, storedCpu: stored?.cpuSeconds, wireCpu: wire.cpuSeconds, storedTop: stored?.topProcess, wireTop: wire.topProcess, warnings: [...first.warnings, ...stored?.warnings ?? []] };
     rows.push(row);
     console.log(`  ${store}: first ${first.seconds.toFixed(2)} s (${row.firstRatio.toFixed(2)}x max(wire, Node); target <= 1.5x), ` +
       (stored === null ? '' : `stored ${stored.seconds.toFixed(2)} s (${row.storedRatio.toFixed(2)}x Node; target <= 1.3x; weights answered ${first.weightsStatus ?? '(in the worker)'}, then ${stored.weightsStatus ?? '(in the worker)'}, ` +
         `${stored.weightsFromStore ? 'read from the store' : 'NOT read from the store'}), `) +
       `peak RSS above the page's: first ${gb(first.peakAbove)} (${(first.peakAbove / fileBytes).toFixed(2)}x the file)` +
-      (stored === null ? '' : `, stored ${gb(stored.peakAbove)} (${(stored.peakAbove / fileBytes).toFixed(2)}x)`));
+      (stored === null ? '' : `, stored ${gb(stored.peakAbove)} (${(stored.peakAbove / fileBytes).toFixed(2)}x)`) +
+      `; of one process: first ${topLine(first)}` + (stored === null ? '' : `, stored ${topLine(stored)}`));
     for (const [label, load] of [['first', first], ['stored', stored]].filter(([, l]) => l !== null)) {
       const { weightsFirst, weightsLast, stored: storedAt } = load.phases;
-      console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s` +
+      console.log(`    ${label}: the weights' first bytes in at ${weightsFirst?.toFixed(2)} s, all in at ${weightsLast?.toFixed(2)} s, loaded at ${load.seconds.toFixed(2)} s, ${cpuLine(load)}` +
         (label === 'first' ? `, stored (model.stored) at ${storedAt?.toFixed(2)} s` : ''));
     }
     for (const w of row.warnings) console.log(`    warning: ${w}`);

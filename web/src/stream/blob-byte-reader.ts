@@ -3,8 +3,9 @@
 // A Blob's stream() comes in small chunks (64 KiB and less), each a promise and a copy: most of
 // what a page pays over Node to read a stored checkpoint. The Blob's size is fixed, so truncation
 // is found before reading (the stores check it against the record) and again if a slice is short.
+// Each slice's buffer is released once copied (releaseBuffer: JavaScriptCore collects them late).
 import { LayaError, abortError, describeError, isAbortError } from '../errors.js';
-import type { ByteReader } from './byte-reader.js';
+import { releaseBuffer, type ByteReader } from './byte-reader.js';
 
 export const kSliceBytes = 16 * 1024 * 1024;
 
@@ -40,9 +41,10 @@ export class BlobByteReader implements ByteReader {
       const sliceEnd = Math.min(end, start + kSliceBytes);
       const bytes = await this.slice(start, sliceEnd, end);
       heap().set(new Uint8Array(bytes), offset + written);
+      releaseBuffer(bytes);
       this.position = sliceEnd;
-      written += bytes.byteLength;
-      this.options.onBytes?.(bytes.byteLength);
+      written += sliceEnd - start;
+      this.options.onBytes?.(sliceEnd - start);
       onWritten?.(written);
     }
   }

@@ -1,10 +1,13 @@
 // A ByteReader over a WHATWG ReadableStream (fetch bodies, Blob.stream(), Cache API responses).
 // Each chunk is copied once, straight to its destination; a chunk that straddles two reads is
-// kept as a subarray (no copy) until the next read. BYOB readers cannot target wasm memory
+// kept as a subarray (no copy) until the next read. A chunk given to keep (not lent) is detached
+// once every byte of it is copied (releaseBuffer): every stream read here is made for this reader
+// alone, and the producers (a tap that stores the download) are done with a chunk once they hand
+// it on. BYOB readers cannot target wasm memory
 // (docs/toolchain.md "Moving bytes into wasm memory"), so this is the browser's fastest path.
 import { LayaError, abortError, describeError, isAbortError, type LayaErrorCode } from '../errors.js';
 import type { ByteReader } from './byte-reader.js';
-import { concatBytes } from './byte-reader.js';
+import { concatBytes, releaseBuffer } from './byte-reader.js';
 
 export interface StreamByteReaderOptions {
   /** The checkpoint file, for messages. */
@@ -24,6 +27,8 @@ export interface StreamByteReaderOptions {
 export class StreamByteReader implements ByteReader {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private pending: Uint8Array | null = null;
+  /** The last chunk read, when it is this reader's to release once spent (a given chunk spanning its buffer). */
+  private spent: Uint8Array | null = null;
   private received = 0;
   private done = false;
   private closed = false;
@@ -59,6 +64,8 @@ export class StreamByteReader implements ByteReader {
     for (;;) {
       const chunk = await this.nextOrEnd(Infinity);
       if (chunk === null) return concatBytes(parts);
+      // Kept as they are, given chunks are no longer this reader's to release.
+      if (chunk.buffer === this.spent?.buffer) this.spent = null;
       parts.push(this.options.lentChunks === true ? chunk.slice() : chunk);
     }
   }
@@ -76,6 +83,7 @@ export class StreamByteReader implements ByteReader {
     if (this.closed) return;
     this.closed = true;
     this.pending = null;
+    this.spent = null;
     if (!this.done) await this.reader.cancel().catch(() => undefined);
     this.reader.releaseLock();
   }
@@ -112,6 +120,9 @@ export class StreamByteReader implements ByteReader {
   private async pull(): Promise<Uint8Array | null> {
     const { signal, file, location, size, failureCode } = this.options;
     if (signal?.aborted) throw abortError(signal);
+    // Pulled only once the last chunk is used up (nextOrEnd takes its rest first).
+    if (this.spent !== null) releaseBuffer(this.spent.buffer);
+    this.spent = null;
     if (this.done) return null;
     let result: ReadableStreamReadResult<Uint8Array>;
     try {
@@ -134,6 +145,7 @@ export class StreamByteReader implements ByteReader {
       throw new LayaError('internal', `${file}: the stream of ${location} gave a ${typeof value}, not bytes`, { file });
     }
     this.received += value.byteLength;
+    if (this.options.lentChunks !== true && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) this.spent = value;
     this.options.onBytes?.(value.byteLength);
     return value;
   }

@@ -142,7 +142,8 @@ export class OpfsStore implements WeightStore {
   /**
    * `file` opened for writing `size` bytes, by the store's route. On the sync-handle route the file
    * is given its length at once (one quota request, not one per write; a disk too small fails
-   * here), and each written buffer comes back to be filled again.
+   * here). On either route each written buffer comes back to be filled again (a 0.84 GB download
+   * then leaves a few pieces for the collector, not a hundred: WebKit's let them pile up).
    */
   private async create(file: string, size: number): Promise<FileSink> {
     const files = await this.files;
@@ -157,10 +158,7 @@ export class OpfsStore implements WeightStore {
           const done = await opened.write(offset, exactView(chunk).buffer as ArrayBuffer);
           if (done !== undefined) spares.push(done);
         },
-        spare: (bytes) => {
-          const index = spares.findIndex((b) => b.byteLength === bytes);
-          return index < 0 ? undefined : new Uint8Array(spares.splice(index, 1)[0] as ArrayBuffer);
-        },
+        spare: (bytes) => takeSpare(spares, bytes),
         close: () => opened.close(true),
         abort: () => opened.close(false),
       };
@@ -168,8 +166,24 @@ export class OpfsStore implements WeightStore {
     const handle = await this.folder.getFileHandle(file, { create: true });
     if (handle.createWritable === undefined) throw new Error('this engine has no FileSystemFileHandle.createWritable()');
     const writable = await handle.createWritable({ keepExistingData: false });
-    return { write: (chunk) => writable.write(exactView(chunk)), close: () => writable.close(), abort: () => writable.abort() };
+    const spares: ArrayBuffer[] = [];
+    return {
+      write: async (chunk) => {
+        const exact = exactView(chunk);
+        await writable.write(exact);
+        spares.push(exact.buffer as ArrayBuffer);
+      },
+      spare: (bytes) => takeSpare(spares, bytes),
+      close: () => writable.close(),
+      abort: () => writable.abort(),
+    };
   }
+}
+
+/** A written buffer of `bytes` taken from `spares`, to be filled again, if there is one. */
+function takeSpare(spares: ArrayBuffer[], bytes: number): Uint8Array | undefined {
+  const index = spares.findIndex((b) => b.byteLength === bytes);
+  return index < 0 ? undefined : new Uint8Array(spares.splice(index, 1)[0] as ArrayBuffer);
 }
 
 /**
