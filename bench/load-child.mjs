@@ -4,8 +4,12 @@
 // With `raw` instead of a source it only reads model.safetensors into a fresh WebAssembly.Memory in
 // 16 MB chunks, as the package's file reader does: the machine's floor for a load (page faults of
 // fresh memory included), with no engine involved.
+// With `write` it writes as many bytes as model.safetensors has to a new file in `into` (a folder),
+// in 8 MiB writes, as a store does, then removes it: what storing a download costs this machine's
+// kernel (page cache), whoever writes it.
 // Usage: node --expose-gc bench/load-child.mjs <directory | http://base-url> [repo]
 //        node bench/load-child.mjs raw <directory>
+//        node bench/load-child.mjs write <directory> <into>
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +27,24 @@ if (process.argv[2] === 'raw') {
   }
   await fh.close();
   console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, bytes: size, peakRss: process.resourceUsage().maxRSS * 1024 }));
+  process.exit(0);
+}
+if (process.argv[2] === 'write') {
+  const size = fs.statSync(path.join(process.argv[3], 'model.safetensors')).size;
+  const target = path.join(process.argv[4], `laya-write-${process.pid}.bin`);
+  const piece = new Uint8Array(8 << 20).fill(7);
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const fd = fs.openSync(target, 'w');
+  try {
+    for (let pos = 0; pos < size; pos += piece.byteLength) fs.writeSync(fd, piece, 0, Math.min(piece.byteLength, size - pos), pos);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  fs.rmSync(target);
+  console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: size }));
   process.exit(0);
 }
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -37,6 +37,7 @@ const modelName = flag('--model', 'english-f16');
 const nodeRuns = Number(flag('--node-runs', '3'));
 const wireMbps = flag('--wire-mbps', undefined) === undefined ? undefined : Number(flag('--wire-mbps'));
 const inWorker = args.includes('--worker');
+const gb = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 const fail = (message) => { console.error(`bench:page-load: ${message}`); process.exit(1); };
 
 if (!existsSync(join(root, 'dist', 'wasm', 'laya-core.js'))) fail('dist/wasm/laya-core.js is missing: run npm run build first');
@@ -98,6 +99,18 @@ const nodeLoads = [];
 for (let i = 0; i < nodeRuns; ++i) nodeLoads.push(await runChild(['--expose-gc', join(here, '..', 'load-child.mjs'), dir], { label: 'node load child' }));
 const nodeSeconds = median(nodeLoads.map((r) => r.seconds));
 console.log(`\nNode, directory load: ${nodeSeconds.toFixed(2)} s (median of ${nodeRuns}: ${nodeLoads.map((r) => r.seconds.toFixed(2)).join(' ')})`);
+// What storing the file costs this machine whoever writes it: the file's size written to a new file
+// beside the browsers' profiles, each after a 3 s pause. On the 2-core VM it costs 1.6-2 s of
+// kernel CPU when the page cache's pages are new to the guest, and a tenth of that when written
+// right after another file was removed (its pages reused before the guest gave them back).
+const diskWrites = [];
+for (let i = 0; i < nodeRuns; ++i) {
+  await new Promise((r) => setTimeout(r, 3000));
+  diskWrites.push(await runChild([join(here, '..', 'load-child.mjs'), 'write', dir, tmpdir()], { label: 'write child' }));
+}
+const diskWrite = diskWrites.sort((a, b) => a.seconds - b.seconds)[Math.floor(diskWrites.length / 2)];
+console.log(`Node, writing ${gb(fileBytes)} to a new file (median of ${nodeRuns}): ${diskWrite.seconds.toFixed(2)} s, CPU ${diskWrite.cpuSeconds.toFixed(2)} s ` +
+  `(${diskWrites.map((r) => r.seconds.toFixed(2)).join(' ')} s)`);
 
 /** RSS of every descendant of this process (the browser and its helpers), by pid, with its command's name. */
 function descendantsRss() {
@@ -194,7 +207,6 @@ const ready = (page) => page.evaluate(async () => {
 const topLine = (measured) => `${measured.topProcess.name} ${gb(measured.topProcess.above)} (${(measured.topProcess.above / fileBytes).toFixed(2)}x)`;
 /** CPU seconds a measurement took in the browser and the server, and the mean cores busy. */
 const cpuLine = (measured) => `CPU ${measured.cpuSeconds.toFixed(2)} s (${(measured.cpuSeconds / measured.seconds).toFixed(2)} cores)`;
-const gb = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 
 /**
  * `fn(page)` in a browser of its own on `profileDir`, started for it and closed after it: so a
@@ -289,5 +301,5 @@ for (const r of rows.filter((row) => row.error === undefined)) {
     `(${(r.wirePeak / fileBytes).toFixed(2)}x) the file |`);
 }
 console.log(`\nload average after: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`summary: ${JSON.stringify({ nodeSeconds, fileBytes, rows })}`);
+console.log(`summary: ${JSON.stringify({ nodeSeconds, diskWrite, fileBytes, rows })}`);
 process.exit(rows.some((r) => r.error !== undefined) ? 1 : 0);
