@@ -174,13 +174,16 @@ async function withPeakRss(baseline, fn) {
   };
   sample();
   const cpuBefore = cpuOf(descendantsRss());
+  const started = performance.now();
   const timer = setInterval(sample, 50);
   try {
     const result = await fn();
     sample();
     const cpuSeconds = cpuOf(descendantsRss()) - cpuBefore;
+    // The page's work can outlast its timed part (a load's commit, until model.stored).
+    const busySeconds = (performance.now() - started) / 1000;
     const top = [...own.values()].map((p) => ({ name: p.name, above: Math.max(0, p.peak - p.base) })).sort((a, b) => b.above - a.above)[0];
-    return { ...result, peakAbove: Math.max(0, peak - totalOf(baseline)), topProcess: top, cpuSeconds };
+    return { ...result, peakAbove: Math.max(0, peak - totalOf(baseline)), topProcess: top, cpuSeconds, busySeconds };
   } finally {
     clearInterval(timer);
   }
@@ -205,8 +208,8 @@ const ready = (page) => page.evaluate(async () => {
 });
 /** The process that grew most in a measurement, and by how much. */
 const topLine = (measured) => `${measured.topProcess.name} ${gb(measured.topProcess.above)} (${(measured.topProcess.above / fileBytes).toFixed(2)}x)`;
-/** CPU seconds a measurement took in the browser and the server, and the mean cores busy. */
-const cpuLine = (measured) => `CPU ${measured.cpuSeconds.toFixed(2)} s (${(measured.cpuSeconds / measured.seconds).toFixed(2)} cores)`;
+/** CPU seconds a measurement took in the browser and the server, and the mean cores busy while it ran. */
+const cpuLine = (measured) => `CPU ${measured.cpuSeconds.toFixed(2)} s in ${measured.busySeconds.toFixed(2)} s (${(measured.cpuSeconds / measured.busySeconds).toFixed(2)} cores)`;
 
 /**
  * `fn(page)` in a browser of its own on `profileDir`, started for it and closed after it: so a
