@@ -9,8 +9,10 @@
 //            then the store's bytes)
 // for each store (the Cache API and the OPFS), each load in a browser of its own, with peak memory
 // above the page's baseline (the RSS of the browser's processes, all descendants of this one,
-// sampled every 50 ms, above their RSS with the bench page open before the load) and the ratios
-// to the targets: first <= 1.5x max(wire, Node), stored <= 1.3x Node. (performance.
+// sampled every 50 ms, above their RSS with the bench page open before the load: summed, and of
+// the one process that grew most, the page's), the CPU seconds spent (the browser and the server)
+// and the ratios to the targets: first <= 1.5x max(wire, Node), stored <= 1.3x Node. Before the
+// browsers, Node writes the file's size to a new file: what storing costs the machine's kernel. (performance.
 // measureUserAgentSpecificMemory is not used: in Chromium it leaves out the wasm memory.)
 // Also, where asked: the store 'none' (cache off: the load alone, what storing costs on top), and
 // --wire-mbps N, the server sending the weights at N MB/s at most (a real link, not loopback), and

@@ -200,6 +200,62 @@ describe('load from a Hub-layout HTTP server', () => {
     expect(error.message).toContain(`${origin}/x/`);
   });
 
+  test('the files are asked for while the wasm module is still being made', async () => {
+    const { origin, requests } = await serve();
+    const fake = new FakeCore();
+    let requestsWhileMaking = -1;
+    const model = await loadModelWith(nodeRuntime, { repo: 'org/tiny', hubUrl: origin }, {
+      wasm: {
+        factory: async (options) => {
+          // The module takes as long as every file's first answer, up to 5 s.
+          for (let waited = 0; requests.length < kCheckpointFiles.length && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+          requestsWhileMaking = requests.length;
+          return fake.factory(options);
+        },
+      },
+    });
+    model.dispose();
+    expect(requestsWhileMaking).toBe(kCheckpointFiles.length);
+  });
+
+  test('a wasm module that fails to load closes every file opened meanwhile', async () => {
+    const { origin } = await serve();
+    const bodies: Array<{ url: string; closed: boolean }> = [];
+    const error = await rejection(loadModelWith(nodeRuntime, { repo: 'org/tiny', hubUrl: origin }, {
+      wasm: {
+        factory: async () => {
+          for (let waited = 0; bodies.length < kCheckpointFiles.length && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+          throw new Error('no memory for the module');
+        },
+      },
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const body = { url: input, closed: false };
+        bodies.push(body);
+        const reader = response.body?.getReader();
+        const tracked = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const next = await reader?.read();
+            if (next === undefined || next.done) {
+              body.closed = true;
+              controller.close();
+            } else {
+              controller.enqueue(next.value);
+            }
+          },
+          async cancel(reason) {
+            body.closed = true;
+            await reader?.cancel(reason);
+          },
+        });
+        return new Response(tracked, { status: response.status, headers: response.headers });
+      },
+    }));
+    expect(error.message).toContain('no memory for the module');
+    expect(bodies.filter((b) => !b.closed)).toEqual([]);
+    expect(bodies).toHaveLength(kCheckpointFiles.length);
+  });
+
   test('a custom fetch function is used for every file', async () => {
     const { origin } = await serve();
     const seen: string[] = [];

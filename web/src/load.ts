@@ -1,7 +1,7 @@
 // load() and loadPipeline(): one factory call from a source to a ready object, or a rejection
 // with nothing left allocated (docs/architecture.md "Conventions"). Files are opened together (so
-// every size, hence the total, is known early); the four small files configure the session; then
-// model.safetensors streams into wasm memory (weights-streamer.ts).
+// every size, hence the total, is known early) while the wasm module compiles; the four small files
+// configure the session; then model.safetensors streams into wasm memory (weights-streamer.ts).
 import { readConfigSummary } from './config-summary.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
 import { expectEmptyResult, parseSessionJson } from './core/session-result.js';
@@ -35,12 +35,17 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   throwIfAborted(signal);
   const files: CheckpointFileName[] = withWeights ? [...kConfigFiles, kWeightsFile] : [...kConfigFiles];
   const progress = new ProgressTracker(opts.onProgress, files);
-  const opened: OpenedFile[] = [];
+  // Every file of the checkpoint, once opened (settled: the finally closes what did open).
+  let opening: Promise<OpenedFile[]> | undefined;
   let session: LayaSessionHandle | null = null;
   let core: LayaCoreModule | null = null;
   let gpu: GpuSession | null = null;
   try {
     const location = await runtime.locate(source, opts);
+    // The files are opened (a store looked up, a revalidation asked, a download begun) while the
+    // wasm module compiles: a load from a page's store no longer waits for one, then the other.
+    opening = openAll(location, files, signal, progress);
+    opening.catch(() => undefined);
     const threads = opts.threads ?? requestedThreads(undefined, await runtime.cores());
     const choice = chooseSimd(opts.simd, relaxedSimdSupported(opts.wasm.validate),
                               runtime.relaxedSimdUnavailable ?? 'this engine does not compile relaxed SIMD');
@@ -60,7 +65,7 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
     throwIfAborted(signal);
     session = new core.LayaSession();
 
-    opened.push(...await openAll(location, files, signal, progress));
+    const opened = await opening;
     const text = async (file: OpenedFile): Promise<string> => {
       const bytes = await file.reader.readRest();
       progress.finish(file.file);
@@ -108,6 +113,7 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
     gpu?.destroy();
     session?.delete();
     core?.shutDownThreads();
+    const opened = await opening?.catch(() => []) ?? [];
     await Promise.all(opened.map((f) => f.reader.close().catch(() => undefined)));
   }
 }
