@@ -22,7 +22,10 @@ async function runInPage(fn, arg) {
   try {
     return JSON.stringify({ value: encode(await fn(arg)) });
   } catch (error) {
-    return JSON.stringify({ error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    // A wasm trap carries its stack (the wasm function indices), the one lead to an engine's fault.
+    const trap = typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError;
+    const described = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return JSON.stringify({ error: trap && typeof error.stack === 'string' ? `${described}\n  in the page at:\n${error.stack}` : described });
   }
 }
 
