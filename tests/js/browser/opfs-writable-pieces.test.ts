@@ -2,12 +2,12 @@
 // later piece, so a download leaves a few buffers for the collector, not one per 8 MiB (WebKit's
 // let them pile up to twice the checkpoint); the file still gets every byte in order. Run in Node
 // with an OPFS folder whose writable copies what it is given, as an engine does before its write
-// resolves.
+// resolves. And a file that reads back short once closed gets no record, so it is never found.
 import { OpfsStore, type DirectoryLike } from '../../../web/src/browser/store/opfs-store.js';
 import { coalescing } from '../../../web/src/browser/store/weight-store.js';
 
 /** A folder of in-memory files, each written through a createWritable() that records the buffers it was given. */
-function memoryFolder(): { folder: DirectoryLike; files: Map<string, Uint8Array>; buffersWritten: Set<ArrayBufferLike> } {
+function memoryFolder({ keepOnClose = Infinity } = {}): { folder: DirectoryLike; files: Map<string, Uint8Array>; buffersWritten: Set<ArrayBufferLike> } {
   const files = new Map<string, Uint8Array<ArrayBuffer>>();
   const buffersWritten = new Set<ArrayBufferLike>();
   const folder: DirectoryLike = {
@@ -23,7 +23,7 @@ function memoryFolder(): { folder: DirectoryLike; files: Map<string, Uint8Array>
             if (typeof data !== 'string') buffersWritten.add(data.buffer);
             parts.push(bytes.slice());
           },
-          close: async () => { files.set(name, Uint8Array.from(parts.flatMap((p) => Array.from(p)))); },
+          close: async () => { files.set(name, Uint8Array.from(parts.flatMap((p) => Array.from(p))).slice(0, keepOnClose)); },
           abort: async () => undefined,
         };
       },
@@ -46,4 +46,15 @@ test('pieces written by createWritable() are filled again, and the stored file h
   const stored = await store.find('https://x/model.safetensors');
   expect(stored?.record.size).toBe(size);
   expect(new Uint8Array(await (stored?.bytes as Blob).arrayBuffer())).toEqual(bytes);
+});
+
+test('a stored file that reads back short after its close gets no record: the commit fails and nothing is found', async () => {
+  const { folder, files } = memoryFolder({ keepOnClose: 1000 });
+  const store = await OpfsStore.open(folder, 'laya', {});
+  const size = 4096;
+  const writer = await store.begin('https://x/model.safetensors', { size });
+  await writer.write(new Uint8Array(size).fill(7));
+  await expect(writer.commit()).rejects.toThrow('the stored file holds 1000 of its 4096 bytes after it was closed');
+  expect([...files.keys()].filter((name) => name.endsWith('.json'))).toEqual([]);
+  expect(await store.find('https://x/model.safetensors')).toBeUndefined();
 });

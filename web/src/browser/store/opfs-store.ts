@@ -119,6 +119,10 @@ export class OpfsStore implements WeightStore {
         if (failure !== undefined) throw failure;
         closed = true;
         await sink.close();
+        // The record only for bytes read back whole: a WebKitGTK file written with createWritable()
+        // was once found short by the next browser although close() had resolved.
+        const kept = (await (await this.folder.getFileHandle(`${name}.bin`)).getFile()).size;
+        if (kept !== record.size) throw new Error(`the stored file holds ${kept} of its ${record.size} bytes after it was closed`);
         const text = new TextEncoder().encode(JSON.stringify(record));
         const json = await this.create(`${name}.json`, text.byteLength);
         await json.write(text);
