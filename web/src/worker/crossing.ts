@@ -18,7 +18,9 @@ export function crossingError(error: unknown): CrossingError {
       ...(error.status === undefined ? {} : { status: error.status }),
     };
   }
-  if (error instanceof Error) return { name: error.name, message: error.message };
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message, ...(typeof error.stack === 'string' ? { stack: error.stack } : {}) };
+  }
   return { name: 'Error', message: String(error) };
 }
 
@@ -32,7 +34,10 @@ export function rebuildError(error: CrossingError): Error {
       ...(error.status === undefined ? {} : { status: error.status }),
     });
   }
-  return new LayaError('internal', `the laya-wasm worker failed: ${error.name}: ${error.message}`);
+  const failed = new LayaError('internal', `the laya-wasm worker failed: ${error.name}: ${error.message}`);
+  // The page's own stack says only where the reply arrived; where the worker failed is the lead.
+  if (error.stack !== undefined) failed.stack = `${failed.stack ?? String(failed)}\n  in the worker at:\n${error.stack}`;
+  return failed;
 }
 
 /** The inverse of packForward. */

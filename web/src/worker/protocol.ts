@@ -50,6 +50,8 @@ export interface CrossingError {
   file?: string;
   url?: string;
   status?: number;
+  /** An unexpected error's stack where the worker caught it (a wasm trap's is the lead to the fault). */
+  stack?: string;
 }
 
 /** What the worker's model looks like from outside, sent after the load and after every call. */

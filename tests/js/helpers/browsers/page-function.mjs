@@ -22,10 +22,12 @@ async function runInPage(fn, arg) {
   try {
     return JSON.stringify({ value: encode(await fn(arg)) });
   } catch (error) {
-    // A wasm trap carries its stack (the wasm function indices), the one lead to an engine's fault.
+    // A wasm trap carries its stack (the wasm function indices), the one lead to an engine's fault;
+    // so does an internal error (a trap in the package worker arrives as one, its stack appended).
     const trap = typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError;
+    const internal = error instanceof Error && error.code === 'internal';
     const described = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return JSON.stringify({ error: trap && typeof error.stack === 'string' ? `${described}\n  in the page at:\n${error.stack}` : described });
+    return JSON.stringify({ error: (trap || internal) && typeof error.stack === 'string' ? `${described}\n  in the page at:\n${error.stack}` : described });
   }
 }
 
