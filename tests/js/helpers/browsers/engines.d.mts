@@ -63,6 +63,18 @@ export interface BrowserEngine {
   installedVersion(): string;
   /** Throws, naming the Debian package to install, when the engine is missing. */
   launch(options?: LaunchOptions): Promise<BrowserSession>;
+  /**
+   * A fault of the engine's own in wasm it otherwise runs correctly, when it has a known one: how
+   * a failure that is that fault reads, and what it is (engine-faults.ts, docs/engine-faults.md).
+   */
+  readonly knownWasmFault?: KnownWasmFault;
+}
+
+export interface KnownWasmFault {
+  /** Matches the message of a failure that is the fault (a trap as the page or the worker reports it). */
+  readonly pattern: RegExp;
+  /** What it is, for the line a retried test prints. */
+  readonly about: string;
 }
 
 export const kEngines: readonly BrowserEngine[];

@@ -2,7 +2,9 @@
 // engine (all three, or those LAYA_BROWSERS names), each under a describe titled with the engine
 // and its installed version, with one browser launched for the whole describe (a launch costs
 // seconds; pages are cheap) and closed after it, also when a test fails. The running browser's own
-// version string is printed when it starts.
+// version string is printed when it starts. In an engine with a known wasm fault of its own, a test
+// that fails with it runs once more (engine-faults.ts).
+import { declaringTestsIn } from './engine-faults.js';
 import type { BrowserEngine, BrowserSession, EnginePage, LaunchOptions, Viewport } from './engines.mjs';
 import { selectedEngines } from './engines.mjs';
 
@@ -61,7 +63,7 @@ export function describeInEngines(title: string, body: (browser: EngineUnderTest
     const browser = new EngineUnderTest(engine);
     beforeAll(() => browser.launch(options), 90000);
     afterAll(() => browser.close(), 30000);
-    body(browser);
+    declaringTestsIn(engine, () => body(browser));
   });
 }
 

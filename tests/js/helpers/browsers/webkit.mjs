@@ -92,6 +92,12 @@ export const webkitEngine = {
   name: 'webkit',
   label: 'WebKitGTK',
   package: 'webkit2gtk-driver',
+  // JavaScriptCore 2.50 (WebKitGTK's, and its jsc shell) now and then traps in a module it runs
+  // correctly every other time, in a different function each time: docs/engine-faults.md.
+  knownWasmFault: {
+    pattern: /RuntimeError: Out of bounds (memory access|call_indirect)/,
+    about: "JavaScriptCore's intermittent wasm fault (docs/engine-faults.md)",
+  },
   installedVersion() {
     if (!existsSync(kWebKitDriver) || !existsSync(kMiniBrowser)) return 'not installed';
     // WebKitWebDriver has no --version and MiniBrowser needs a display for one: ask Debian.
