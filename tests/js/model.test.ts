@@ -158,3 +158,44 @@ describe('dispose', () => {
     expect(() => model.memory()).toThrow('memory: this LayaModel was disposed');
   });
 });
+
+describe('a wasm trap (the engine faulted, or the module aborted)', () => {
+  const trapOnce = (fake: FakeCore, error: Error): void => {
+    const session = fake.session;
+    const predict = session.predict.bind(session);
+    let thrown = false;
+    session.predict = (...args: Parameters<typeof predict>) => {
+      if (thrown) return predict(...args);
+      thrown = true;
+      throw error;
+    };
+  };
+
+  test('ends the model: the call that trapped and every later one reject naming the trap, and dispose runs no destructor', async () => {
+    const fake = new FakeCore();
+    const model = await loadFake(fake);
+    trapOnce(fake, new WebAssembly.RuntimeError('Out of bounds memory access'));
+    const trapped = model.predictJson('s', {});
+    await expect(trapped).rejects.toBeInstanceOf(LayaError);
+    await expect(trapped).rejects.toMatchObject({
+      code: 'internal',
+      message: 'predict: the wasm module trapped (RuntimeError: Out of bounds memory access); this model can no longer be used: load it again',
+    });
+    await expect(model.predictJson('s', {})).rejects.toThrow(
+      'predict: the wasm module trapped in an earlier call (RuntimeError: Out of bounds memory access); load the model again');
+    await expect(model.embed(['a'])).rejects.toThrow('embed: the wasm module trapped in an earlier call');
+    model.dispose();
+    expect(model.disposed).toBe(true);
+    expect(fake.session.deleted).toBe(false);
+  });
+
+  test('any other error thrown by the session passes as it is, and the model goes on', async () => {
+    const fake = new FakeCore();
+    const model = await loadFake(fake);
+    trapOnce(fake, new TypeError('Cannot pass non-string to std::string'));
+    await expect(model.predictJson('s', {})).rejects.toThrow(TypeError);
+    expect(JSON.parse(await model.predictJson('s', {}))).toMatchObject({ method: 'predict' });
+    model.dispose();
+    expect(fake.session.deleted).toBe(true);
+  });
+});

@@ -7,6 +7,7 @@ import type { LayaConfigSummary } from './config-summary.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
 import type { SimdVariant } from './core/simd.js';
 import { checkSessionResult, numberField, parseSessionJson } from './core/session-result.js';
+import { guardTraps, type GuardedSession } from './core/trap-guard.js';
 import { LayaError, throwIfAborted } from './errors.js';
 import {
   encodePredictOptions, encodeQuestions, encodeState, toJsonText,
@@ -78,11 +79,14 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
    */
   readonly stored: Promise<void>;
   #handle: SessionHandle | null;
+  /** The session as #handle holds it: a trap in any call ends it (core/trap-guard.ts). */
+  readonly #guard: GuardedSession;
 
   /** @internal Built by load() / loadPipeline() only. */
   constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = [],
               stored: Promise<void> = Promise.resolve()) {
-    this.#handle = handle;
+    this.#guard = guardTraps(handle.session);
+    this.#handle = { ...handle, session: this.#guard.session };
     this.stored = stored;
     this.simd = handle.simd ?? 'plain';
     this.backend = handle.gpu !== undefined ? 'webgpu' : 'wasm';
@@ -129,8 +133,18 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
     if (handle === null) return;
     this.#handle = null;
     handle.gpu?.destroy();
-    handle.session.delete();
-    handle.core.shutDownThreads();  // the module is thrown away with its session
+    // After a trap the module's memory is not to be trusted, so its destructors are not run:
+    // the module is thrown away with its session either way.
+    if (this.#guard.trapped() === null) {
+      handle.session.delete();
+      handle.core.shutDownThreads();
+    } else {
+      try {
+        handle.core.shutDownThreads();
+      } catch {
+        // It may trap again; its workers then end with the page.
+      }
+    }
   }
 
   /** The threads the forward passes run on (1 without SharedArrayBuffer; see LoadOptions.threads). */

@@ -2,9 +2,10 @@
 // fails with the fault runs once more and says so; a second fault, any other failure, and every
 // failure in an engine without a known fault fail the test as they are.
 import { jest } from '@jest/globals';
-import type { BrowserEngine } from '../helpers/browsers/engines.mjs';
 import { declaringTestsIn, retriedOnEngineFault } from '../helpers/browsers/engine-faults.js';
-import { webkitEngine } from '../helpers/browsers/webkit.mjs';
+import { engineNamed, type BrowserEngine } from '../helpers/browsers/engines.mjs';
+
+const webkitEngine = engineNamed('webkit');
 
 const kFault = 'WebKit: the page threw LayaError: the laya-wasm worker failed: RuntimeError: Out of bounds memory access';
 
@@ -28,7 +29,7 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 test("WebKit's known fault is a trap as the page or the worker reports it", () => {
-  const fault = (webkitEngine as BrowserEngine).knownWasmFault;
+  const fault = webkitEngine.knownWasmFault;
   expect(fault?.pattern.test(kFault)).toBe(true);
   expect(fault?.pattern.test('WebKit: the page threw RuntimeError: Out of bounds call_indirect\n  in the page at:')).toBe(true);
   expect(fault?.pattern.test('WebKit: the page threw RuntimeError: Aborted(). Build with -s ASSERTIONS=1 for more info.')).toBe(false);

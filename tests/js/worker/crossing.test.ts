@@ -34,3 +34,11 @@ test('a LayaError crosses with its code and fields, and no stack of the worker\'
   expect(rebuilt).toMatchObject({ code: 'network', message: thrown.message, url: thrown.url, status: 503 });
   expect(rebuilt.stack).not.toContain('in the worker at:');
 });
+
+test('an internal LayaError (a trap the model caught) crosses with its code, and the trap\'s stack after the page\'s', () => {
+  const trap = thrownInTheWorker();
+  const thrown = new LayaError('internal', 'predict: the wasm module trapped (RangeError: Out of bounds memory access)', { cause: trap });
+  const rebuilt = rebuildError(structuredClone(crossingError(thrown)));
+  expect(rebuilt).toMatchObject({ code: 'internal', message: thrown.message });
+  expect((rebuilt.stack ?? '').split('\n  in the worker at:\n')[1]).toBe(trap.stack);
+});

@@ -11,11 +11,14 @@ import type { CrossingError, PackedForward, WorkerLoadOptions } from './protocol
 /** An error caught in the worker, as it crosses (LayaError fields kept). */
 export function crossingError(error: unknown): CrossingError {
   if (error instanceof LayaError) {
+    // An internal error is a fault: where it happened (a trap's own stack, its cause) goes along.
+    const fault = error.cause instanceof Error ? error.cause : error;
     return {
       name: 'LayaError', code: error.code, message: error.message,
       ...(error.file === undefined ? {} : { file: error.file }),
       ...(error.url === undefined ? {} : { url: error.url }),
       ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.code === 'internal' && typeof fault.stack === 'string' ? { stack: fault.stack } : {}),
     };
   }
   if (error instanceof Error) {
@@ -27,17 +30,16 @@ export function crossingError(error: unknown): CrossingError {
 /** The error the worker sent, as the caller would have caught it without a worker. */
 export function rebuildError(error: CrossingError): Error {
   if (error.name === 'AbortError') return new DOMException(error.message, 'AbortError');
-  if (error.name === 'LayaError' && isLayaErrorCode(error.code)) {
-    return new LayaError(error.code, error.message, {
+  const rebuilt = error.name === 'LayaError' && isLayaErrorCode(error.code)
+    ? new LayaError(error.code, error.message, {
       ...(error.file === undefined ? {} : { file: error.file }),
       ...(error.url === undefined ? {} : { url: error.url }),
       ...(error.status === undefined ? {} : { status: error.status }),
-    });
-  }
-  const failed = new LayaError('internal', `the laya-wasm worker failed: ${error.name}: ${error.message}`);
+    })
+    : new LayaError('internal', `the laya-wasm worker failed: ${error.name}: ${error.message}`);
   // The page's own stack says only where the reply arrived; where the worker failed is the lead.
-  if (error.stack !== undefined) failed.stack = `${failed.stack ?? String(failed)}\n  in the worker at:\n${error.stack}`;
-  return failed;
+  if (error.stack !== undefined) rebuilt.stack = `${rebuilt.stack ?? String(rebuilt)}\n  in the worker at:\n${error.stack}`;
+  return rebuilt;
 }
 
 /** The inverse of packForward. */

@@ -50,7 +50,7 @@ export interface CrossingError {
   file?: string;
   url?: string;
   status?: number;
-  /** An unexpected error's stack where the worker caught it (a wasm trap's is the lead to the fault). */
+  /** Where a fault happened in the worker (an unexpected error's or an internal LayaError's cause's stack: a trap's names the wasm functions). */
   stack?: string;
 }
 

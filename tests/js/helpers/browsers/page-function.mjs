@@ -27,7 +27,9 @@ async function runInPage(fn, arg) {
     const trap = typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError;
     const internal = error instanceof Error && error.code === 'internal';
     const described = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return JSON.stringify({ error: (trap || internal) && typeof error.stack === 'string' ? `${described}\n  in the page at:\n${error.stack}` : described });
+    if (!(trap || internal) || typeof error.stack !== 'string') return JSON.stringify({ error: described });
+    const cause = error.cause instanceof Error && typeof error.cause.stack === 'string' ? `\n  caused by:\n${error.cause.stack}` : '';
+    return JSON.stringify({ error: `${described}\n  in the page at:\n${error.stack}${cause}` });
   }
 }
 
