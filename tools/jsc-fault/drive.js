@@ -34,10 +34,11 @@ async function round() {
     const headerEnd = JSON.parse(session.headerBytesNeeded(weights.subarray(0, 8), weights.length)).headerEnd;
     const plan = JSON.parse(session.planWeights(weights.subarray(0, headerEnd), weights.length));
     for (let at = 0; at < plan.dataLength; at += kChunkBytes) {
-      const chunk = weights.slice(plan.dataOffset + at, plan.dataOffset + Math.min(plan.dataLength, at + kChunkBytes));
+      const end = Math.min(plan.dataLength, at + kChunkBytes);
+      const chunk = weights.slice(plan.dataOffset + at, plan.dataOffset + end);
       core.HEAPU8.set(chunk, plan.pointer + at);
       chunk.buffer.transfer(0);
-      expectEmpty(session.weightsWritten(Math.min(plan.dataLength, at + kChunkBytes)), 'weightsWritten');
+      expectEmpty(session.weightsWritten(end), 'weightsWritten');
     }
     expectEmpty(session.finishWeights(), 'finishWeights');
     for (let i = 0; i < Number(releasedText); i++) {

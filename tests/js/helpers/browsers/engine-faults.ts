@@ -1,9 +1,10 @@
 // A test in an engine with a known wasm fault of its own (BrowserEngine.knownWasmFault: WebKitGTK's
 // JavaScriptCore, docs/engine-faults.md) runs once more, from the start, when it fails with that
 // fault, after printing the fault and its stack; a second fault, or any other failure, fails it. The
-// fault is the engine's: the same module traps in a different function each time, about once in a
-// few hundred fresh modules, in the engine's own jsc shell with no browser and no package code
-// around it, and never in V8, SpiderMonkey or the native build under the sanitizers.
+// fault is the engine's: the same module traps in a different function each time, a few times in
+// thousands of fresh modules, also in the engine's own jsc shell with no browser and no package code
+// but the glue around it, and was not seen in V8, SpiderMonkey or the native build under the
+// sanitizers.
 import type { BrowserEngine } from './engines.mjs';
 
 /** jest.config.js testTimeout: a retried test gets twice its timeout. */
