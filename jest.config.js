@@ -9,4 +9,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testTimeout: 30000,
+  // Beside Jest's own: counts the browser tests that passed only on a retry after an engine's known
+  // wasm fault, and fails the run when more than one did (tests/js/helpers/browsers/fault-retries.mjs).
+  reporters: ['default', '<rootDir>/tests/js/helpers/browsers/fault-retries-reporter.mjs'],
 };

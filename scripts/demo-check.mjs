@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run demo -- --check`: proves the main job works. Serves the built demo, opens it in a
-// headless browser engine (--browser chromium, the default; firefox; webkit), loads the bundled
-// default checkpoint, asks the page's sample questions, prints the engine, the answer JSON and a
+// `npm run demo -- --check`: proves the main job works. Serves the built demo (cross-origin
+// isolated, as `npm run demo` serves it; --no-isolation without), opens it in a headless browser
+// engine (--browser chromium, the default; firefox; webkit), loads the bundled default checkpoint,
+// asks the page's sample questions, prints the engine, the build, the answer JSON and a
 // screenshot path. Exit 0 only when the page answered. The engines are driven through the same seam
 // as the browser tests (tests/js/helpers/browsers/: plain ES modules, so this script imports them
 // as they are). --backend webgpu|auto picks the page's backend; Chromium then runs with WebGPU on
@@ -76,7 +77,9 @@ async function main() {
     console.log(`demo: ${server.url}`);
     console.log(`browser: ${browser.version}`);
     console.log(`environment: ${env}`);
-    console.log(`build: ${await attributeOf(page, 'body', 'data-build')}`);
+    // "threaded (cross-origin isolated: the pthreads module on 2 threads)", as the page says it.
+    const why = /Build: (.*)\.$/.exec(await textOf(page, '#model-info p:first-child') ?? '')?.[1];
+    console.log(`build: ${await attributeOf(page, 'body', 'data-build')}${why ? ` (${why})` : ''}`);
     console.log(ran);
     console.log(`answer (bundled default checkpoint: random weights, meaningless by design):\n${json}`);
     console.log(`screenshot: ${shot}`);

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // A tiny static server for the demo (nothing runs server-side): build/demo, dist/ (hence
-// /dist/wasm/) and build/default-checkpoint. --isolated adds COOP/COEP (crossOriginIsolated).
-// Usage: node scripts/serve-demo.mjs [--port 8080] [--isolated] [--mount /prefix/=dir]...
+// /dist/wasm/) and build/default-checkpoint. Cross-origin isolated by default (COOP/COEP: the page
+// gets SharedArrayBuffer, so the threaded module); --no-isolation serves without those headers.
+// docs/demo-isolation.md says which COEP value each engine takes and why cross-origin checkpoint
+// loads still work.
+// Usage: node scripts/serve-demo.mjs [--port 8080] [--no-isolation] [--coep V] [--mount /prefix/=dir]...
 // Prints "laya-wasm demo: <url>" once listening (--port 0 picks a free port).
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,7 +20,7 @@ const kTypes = {
 };
 
 function parseArgs(argv) {
-  const options = { port: 8080, host: '127.0.0.1', isolated: false, mounts: [] };
+  const options = { port: 8080, host: '127.0.0.1', isolated: true, coep: 'require-corp', mounts: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -26,7 +29,8 @@ function parseArgs(argv) {
     };
     if (arg === '--port') options.port = Number(value());
     else if (arg === '--host') options.host = value();
-    else if (arg === '--isolated') options.isolated = true;
+    else if (arg === '--no-isolation') options.isolated = false;
+    else if (arg === '--coep') options.coep = value();
     else if (arg === '--mount') {
       const [prefix, dir] = value().split('=');
       if (!prefix?.startsWith('/') || !prefix.endsWith('/') || !dir) {
@@ -36,6 +40,7 @@ function parseArgs(argv) {
     } else throw new Error(`serve-demo: unknown option ${arg}`);
   }
   if (!Number.isInteger(options.port) || options.port < 0) throw new Error('serve-demo: --port must be a port number');
+  if (!['require-corp', 'credentialless'].includes(options.coep)) throw new Error('serve-demo: --coep takes require-corp or credentialless');
   return options;
 }
 
@@ -58,7 +63,7 @@ function main() {
     const headers = { 'cache-control': 'no-cache' };
     if (options.isolated) {
       headers['cross-origin-opener-policy'] = 'same-origin';
-      headers['cross-origin-embedder-policy'] = 'require-corp';
+      headers['cross-origin-embedder-policy'] = options.coep;
       headers['cross-origin-resource-policy'] = 'same-origin';
     }
     const fail = (status, text) => res.writeHead(status, { ...headers, 'content-type': 'text/plain' }).end(text);
@@ -96,7 +101,8 @@ function main() {
   });
   server.listen(options.port, options.host, () => {
     const { port } = server.address();
-    console.log(`laya-wasm demo: http://${options.host}:${port}/${options.isolated ? ' (COOP/COEP: cross-origin isolated)' : ''}`);
+    console.log(`laya-wasm demo: http://${options.host}:${port}/ ` +
+      (options.isolated ? `(cross-origin isolated: COOP same-origin, COEP ${options.coep})` : '(not cross-origin isolated: --no-isolation)'));
   });
   const stop = () => {
     server.closeAllConnections();

@@ -32,4 +32,6 @@ ctest --preset wasm-relaxed -j"$jobs"
 
 echo "== TypeScript tests"
 npm run build --silent
+echo "== API reference (typedoc, warnings fail)"
+npm run docs:api --silent
 npm run test:js --silent

@@ -3,6 +3,7 @@
 // and free the session, abort rejects with AbortError.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { kLayaCoreAbi } from '../../web/src/core/laya-core.js';
 import { LayaError } from '../../web/src/errors.js';
 import { loadModelWith, loadPipelineWith } from '../../web/src/load.js';
 import { nodeRuntime } from '../../web/src/node/node-runtime.js';
@@ -310,6 +311,15 @@ describe('load from a directory', () => {
     expect((error as LayaError).code).toBe('out_of_memory');
     expect(error.message).toContain('model.safetensors');
     expect(fake.live).toBe(0);
+  });
+
+  test('a wasm module of another interface version is refused as internal, naming both versions, before any session', async () => {
+    const fake = new FakeCore({ abiVersion: kLayaCoreAbi + 1 });
+    const error = await rejection(loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: { factory: fake.factory } }));
+    expect((error as LayaError).code).toBe('internal');
+    expect(error.message).toContain(`interface is version ${kLayaCoreAbi + 1}, but this package needs version ${kLayaCoreAbi}`);
+    expect(fake.sessions).toEqual([]);
+    expect(fake.shutDowns).toBe(1);
   });
 
   test('loadPipeline reads the configs and tokenizer only', async () => {

@@ -42,7 +42,7 @@ describe('what predict sends to the engine', () => {
     const model = await loadFake();
     await expect(model.predict('s', [] as never)).rejects.toThrow('predict: questions must be an object keyed by question id');
     await expect(model.predict(undefined, {})).rejects.toThrow('predict: state is undefined, not a JSON value');
-    await expect(model.predict('s', {}, { shape: '0.4' as never })).rejects.toThrow('shape must be "current" or "0.3.7"');
+    await expect(model.predict('s', {}, { shape: '0.4' as never })).rejects.toThrow('shape must be "current", "0.3.21" or "0.3.7"');
     await expect(model.embed(['a', 3 as never])).rejects.toThrow('embed: texts[1] is number, not a string');
     model.dispose();
   });

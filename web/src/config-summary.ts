@@ -4,6 +4,7 @@
 import type { LayaSessionHandle } from './core/laya-core.js';
 import { parseSessionJson } from './core/session-result.js';
 
+/** A summary of a loaded checkpoint's configs (`model.config`), as the engine parsed them. */
 export interface LayaConfigSummary {
   /** rl_agent_config.json "encoder": the encoder's Hub id. */
   encoder: string;

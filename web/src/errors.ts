@@ -16,11 +16,18 @@ export type LayaErrorCode =
   | 'network'
   /** wasm memory could not hold the weights or a request. */
   | 'out_of_memory'
-  /** A predict / embed / forward call (or a load option, or a CLI argument) is malformed. */
+  /**
+   * A predict / embed / forward call (or a load option, or a CLI argument) is malformed. Bad
+   * requests carry upstream's messages.
+   */
   | 'invalid_request'
   /** The model was disposed before this call. */
   | 'disposed'
-  /** A broken invariant: a bug in laya-wasm. */
+  /**
+   * A broken invariant: a bug in laya-wasm. A wasm trap (the engine faulting, docs/engine-faults.md)
+   * is one too, and ends the model: that call and every later one reject, naming the trap; load it
+   * again.
+   */
   | 'internal';
 
 const kCodes: ReadonlySet<string> = new Set<LayaErrorCode>([
@@ -33,6 +40,7 @@ const kCodes: ReadonlySet<string> = new Set<LayaErrorCode>([
   'internal',
 ]);
 
+/** What a LayaError names besides its message. */
 export interface LayaErrorDetails {
   /** The checkpoint file concerned, e.g. "model.safetensors". */
   file?: string;
@@ -43,11 +51,20 @@ export interface LayaErrorDetails {
   cause?: unknown;
 }
 
+/**
+ * Every failure a caller can act on: `code` says what kind of fault it is, and the message names the
+ * file, URL, tensor, field or question at fault. Cancellation is not a LayaError but the platform's
+ * error named "AbortError".
+ */
 export class LayaError extends Error {
   override readonly name = 'LayaError';
+  /** What kind of fault this is. */
   readonly code: LayaErrorCode;
+  /** The checkpoint file concerned, when one is. */
   readonly file: string | undefined;
+  /** The URL concerned, when one is. */
   readonly url: string | undefined;
+  /** The HTTP status, when the server answered with an error. */
   readonly status: number | undefined;
 
   constructor(code: LayaErrorCode, message: string, details: LayaErrorDetails = {}) {

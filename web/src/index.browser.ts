@@ -1,12 +1,17 @@
-// The browser entry point (package.json "exports" condition "browser"): the shared surface plus
-// load() / loadPipeline() reading sources the way browsers do (fetch, Blobs, the Cache API or the OPFS).
+/**
+ * The browser entry point (package.json "exports" condition "browser"): the shared surface plus
+ * load() / loadPipeline() reading sources the way browsers do (fetch, Blobs, the Cache API or the OPFS).
+ *
+ * @module browser
+ */
 import { loadModelWith, loadPipelineWith } from './load.js';
 import type { LayaModel, LayaPipeline } from './model.js';
 import type { LoadOptions } from './options.js';
 import type { CheckpointSource } from './sources/checkpoint-source.js';
 import { browserRuntime } from './browser/browser-runtime.js';
 import { LayaError } from './errors.js';
-import { loadInWorker } from './worker/worker-model.js';
+import { createRouter as createRouterWith, type CreateRouterOptions, type LayaRouter } from './router/create-router.js';
+import { loadInWorker } from './worker/worker-engine.js';
 
 export * from './index.js';
 
@@ -27,4 +32,13 @@ export function loadPipeline(source: CheckpointSource, options?: LoadOptions): P
       'loadPipeline: options.worker is for load(): a pipeline runs no forward pass, so it gains nothing from a worker'));
   }
   return loadPipelineWith(browserRuntime, source, options);
+}
+
+/**
+ * A Router (upstream's `Router`): each request routed to the English, multilingual or
+ * typed-decisions checkpoint (route()), the checkpoint loaded with load() on first use and the least
+ * recently used one disposed past `maxLoaded` (default 1: a tab holds one checkpoint at a time).
+ */
+export function createRouter(options: CreateRouterOptions): LayaRouter {
+  return createRouterWith(load, options);
 }

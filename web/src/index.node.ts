@@ -1,11 +1,16 @@
-// The node entry point (package.json "exports" condition "node"): the shared surface plus
-// load() / loadPipeline() reading sources the way Node does (fs, a cache directory).
+/**
+ * The node entry point (package.json "exports" condition "node"): the shared surface plus
+ * load() / loadPipeline() reading sources the way Node does (fs, a cache directory).
+ *
+ * @module node
+ */
 import { loadModelWith, loadPipelineWith } from './load.js';
 import type { LayaModel, LayaPipeline } from './model.js';
 import type { LoadOptions } from './options.js';
 import type { CheckpointSource } from './sources/checkpoint-source.js';
 import { nodeRuntime } from './node/node-runtime.js';
 import { LayaError } from './errors.js';
+import { createRouter as createRouterWith, type CreateRouterOptions, type LayaRouter } from './router/create-router.js';
 
 export * from './index.js';
 
@@ -32,4 +37,13 @@ function nodeRefusesWorker(what: string): LayaError {
   return new LayaError('invalid_request',
     `${what}: options.worker starts a Web Worker, which only browsers have; in Node call load() ` +
     'inside your own worker_threads Worker instead (the model runs on whichever thread loads it)');
+}
+
+/**
+ * A Router (upstream's `Router`): each request routed to the English, multilingual or
+ * typed-decisions checkpoint (route()), the checkpoint loaded with load() on first use and the least
+ * recently used one disposed past `maxLoaded` (default 1: a tab holds one checkpoint at a time).
+ */
+export function createRouter(options: CreateRouterOptions): LayaRouter {
+  return createRouterWith(load, options);
 }

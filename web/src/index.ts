@@ -1,12 +1,14 @@
 // The public surface shared by the Node and browser builds. The entry points index.node.ts and
 // index.browser.ts add load() / loadPipeline() bound to their runtime (package.json "exports").
-export { LayaError, type LayaErrorCode } from './errors.js';
+export { LayaError, type LayaErrorCode, type LayaErrorDetails } from './errors.js';
 export type { EmbedOptions, ForwardOptions, LayaModel, LayaPipeline } from './model.js';
-export type { LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
+export type { BackendOption, GpuKernelOptions, LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
+export type { Backend } from './engine/model-engine.js';
+export type { FetchFunction } from './sources/http-location.js';
 export type { SimdOption, SimdVariant } from './core/simd.js';
 export type { LayaConfigSummary } from './config-summary.js';
 export type {
-  Answer, CallOptions, ChoiceAnswer, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer, StepProfile,
+  Answer, CallOptions, ChoiceAnswer, GateFields, LangTemperatureOverride, ForwardRequest, ForwardResult, JsonText, LayaResponse, MemoryReport, NoulAnswer, StepProfile,
   PredictOptions, PreparedRequest, Question, QuestionsInput, RecordedOutputs, ResponseShape, ScoreAnswer,
   StateInput, Usage,
 } from './request.js';
@@ -19,3 +21,13 @@ export {
   type ShortlistEntry, type ShortlistModel, type ShortlistOptions, type ShortlistResponse,
 } from './shortlist.js';
 export type { LayaCoreFactory, LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
+export { analyse, type Detection, type RoutableState } from './router/lang-detect.js';
+export {
+  englishFromCode, kDefaultCheckpoint, matchTypedDecisionsWorkflow, route,
+  type LangHint, type RouteRequest, type RouterSettings, type Routing,
+} from './router/route.js';
+export { appendRouting, routingJson } from './router/routing-json.js';
+export {
+  canonicalName, kAliases, kBundledModels, kStandaloneModels, resolveName, type CheckpointName, type RepoSpec,
+} from './router/registry.js';
+export type { CreateRouterOptions, LayaRouter, RoutedPredictOptions } from './router/create-router.js';

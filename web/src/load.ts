@@ -2,12 +2,14 @@
 // with nothing left allocated (docs/architecture.md "Conventions"). Files are opened together (so
 // every size, hence the total, is known early) while the wasm module compiles; the four small files
 // configure the session; then model.safetensors streams into wasm memory (weights-streamer.ts).
-import { readConfigSummary } from './config-summary.js';
-import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
+import { readConfigSummary, type LayaConfigSummary } from './config-summary.js';
+import { kLayaCoreAbi, type LayaCoreModule, type LayaSessionHandle } from './core/laya-core.js';
 import { expectEmptyResult, parseSessionJson } from './core/session-result.js';
 import { LayaError, abortError, describeError, throwIfAborted } from './errors.js';
 import { LayaModel, LayaPipeline } from './model.js';
-import { resolveLoadOptions, type LoadOptions } from './options.js';
+import { InThreadEngine } from './engine/in-thread-engine.js';
+import { WasmForwards, type ForwardRunner } from './engine/forward-runner.js';
+import { resolveLoadOptions, type LoadOptions, type ResolvedLoadOptions } from './options.js';
 import { ProgressTracker } from './progress.js';
 import type { CreatedCore, Runtime } from './runtime.js';
 import { chooseSimd, relaxedSimdSupported, type SimdVariant } from './core/simd.js';
@@ -18,18 +20,31 @@ import {
   type CheckpointFileName, type CheckpointLocation, type CheckpointSource, type OpenedFile,
 } from './sources/checkpoint-source.js';
 import { streamWeights } from './weights-streamer.js';
-import { chooseGpu, loadWeightsToGpu, type GpuSession } from './webgpu/gpu-session.js';
+import { chooseGpu, loadWeightsToGpu } from './webgpu/gpu-session.js';
+
+/** An in-thread engine as a load leaves it, with what the model built on it reports. */
+export interface LoadedEngine {
+  engine: InThreadEngine;
+  config: LayaConfigSummary;
+  warnings: string[];
+}
 
 export async function loadModelWith(runtime: Runtime, source: CheckpointSource, options?: LoadOptions): Promise<LayaModel> {
-  return loadWith(runtime, source, options, true) as Promise<LayaModel>;
+  const { engine, config, warnings } = await loadEngineWith(runtime, source, options, { withWeights: true });
+  return new LayaModel(engine, config, warnings);
 }
 
 export async function loadPipelineWith(runtime: Runtime, source: CheckpointSource, options?: LoadOptions): Promise<LayaPipeline> {
-  return loadWith(runtime, source, options, false);
+  const { engine, config, warnings } = await loadEngineWith(runtime, source, options, { withWeights: false });
+  return new LayaPipeline(engine, config, warnings);
 }
 
-async function loadWith(runtime: Runtime, source: CheckpointSource, options: LoadOptions | undefined,
-                        withWeights: boolean): Promise<LayaPipeline> {
+/**
+ * Loads a checkpoint into a fresh wasm module on this thread (with `withWeights: false`, only the
+ * configs and tokenizer); rejects with nothing left allocated.
+ */
+export async function loadEngineWith(runtime: Runtime, source: CheckpointSource, options: LoadOptions | undefined,
+                                     { withWeights }: { withWeights: boolean }): Promise<LoadedEngine> {
   const opts = resolveLoadOptions(options);
   const { signal } = opts;
   throwIfAborted(signal);
@@ -39,11 +54,11 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
   let opening: Promise<OpenedFile[]> | undefined;
   let session: LayaSessionHandle | null = null;
   let core: LayaCoreModule | null = null;
-  let gpu: GpuSession | null = null;
+  let forwards: ForwardRunner | null = null;
   try {
     const location = await runtime.locate(source, opts);
     // The files are opened (a store looked up, a revalidation asked, a download begun) while the
-    // wasm module compiles: a load from a page's store no longer waits for one, then the other.
+    // wasm module compiles: a load from a page's store does not wait for one, then the other.
     opening = openAll(location, files, signal, progress);
     opening.catch(() => undefined);
     const threads = opts.threads ?? requestedThreads(undefined, await runtime.cores());
@@ -52,9 +67,9 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
     if (choice.warning !== undefined) opts.onWarning(choice.warning);
     const created = await createCore(runtime, opts.wasm, threads, choice.simd);
     core = created.core;
+    checkAbi(core);
     if (created.memoryWarning !== undefined) opts.onWarning(created.memoryWarning);
-    // The module says which build it is; modules from before issue 15 are plain.
-    const simd: SimdVariant = core.simd?.() ?? created.simd ?? 'plain';
+    const simd = core.simd();
     if (opts.simd === 'relaxed' && choice.simd === 'relaxed' && simd !== 'relaxed') {
       opts.onWarning(`laya-wasm: running the plain-SIMD module, not the relaxed-SIMD one asked for: ${
         created.plainSimd ?? 'the wasm module given is the plain-SIMD build'}`);
@@ -77,45 +92,58 @@ async function loadWith(runtime: Runtime, source: CheckpointSource, options: Loa
     expectEmptyResult(session.configure(rlAgentConfig, encoderConfig, tokenizerJson, tokenizerConfig), 'configure');
 
     const weights = opened[kConfigFiles.length];
-    if (weights !== undefined) {
-      // q8 is a way to hold the weights in wasm memory: with it, 'auto' means wasm.
-      const device = opts.backend !== 'wasm' && opts.weights !== 'q8' ? await chooseGpu(opts.backend, opts.gpu) : null;
-      if (device !== null && device.device === null) {
-        opts.onWarning(`laya-wasm: backend 'auto' runs on wasm: ${device.why}`);
-      }
-      if (device?.device != null) {
-        gpu = await loadWeightsToGpu(session, weights, signal, device.device, opts.gpuKernels);
-        progress.finish(weights.file);
-      } else {
-        await streamWeights(core, session, weights, signal, opts.weights).catch(explainOutOfMemory(core, weights, opts.weights));
-        progress.finish(weights.file);
-        throwIfAborted(signal);
-        expectEmptyResult(session.finishWeights(), 'finishWeights');
-      }
-    }
+    forwards = weights === undefined ? new WasmForwards(session) : await loadWeights(core, session, weights, opts, signal);
+    if (weights !== undefined) progress.finish(weights.file);
     const config = readConfigSummary(session, weights?.size ?? 0);
     const warnings = parseSessionJson<unknown>(session.warnings(), 'warnings');
     if (!Array.isArray(warnings) || warnings.some((w) => typeof w !== 'string')) {
       throw new LayaError('internal', 'warnings: the wasm module did not return an array of strings');
     }
-    const handle = gpu === null ? { core, session, simd } : { core, session, simd, gpu };
     const stored = location.storing?.() ?? Promise.resolve();
-    const loaded = withWeights ? new LayaModel(handle, config, warnings, stored) : new LayaPipeline(handle, config, warnings, stored);
-    session = null;  // owned by `loaded` now, and the module with it
+    const engine = new InThreadEngine(core, session, forwards, simd, stored);
+    session = null;  // owned by the engine now, and the module and runner with it
     core = null;
-    gpu = null;
+    forwards = null;
     for (const warning of warnings) opts.onWarning(warning);
     progress.ready();
-    return loaded;
+    return { engine, config, warnings: warnings as string[] };
   } catch (error) {
     throw signal?.aborted ? abortError(signal) : error;
   } finally {
-    gpu?.destroy();
+    forwards?.destroy();
     session?.delete();
     core?.shutDownThreads();
     const opened = await opening?.catch(() => []) ?? [];
     await Promise.all(opened.map((f) => f.reader.close().catch(() => undefined)));
   }
+}
+
+/**
+ * The weights streamed to where the forward passes will run: the GPU's buffers (options.backend
+ * 'webgpu', or 'auto' where a GPU answers), else wasm memory. q8 is a way to hold the weights in
+ * wasm memory: with it, 'auto' means wasm.
+ */
+async function loadWeights(core: LayaCoreModule, session: LayaSessionHandle, weights: OpenedFile,
+                           opts: ResolvedLoadOptions, signal: AbortSignal | undefined): Promise<ForwardRunner> {
+  const gpu = opts.backend !== 'wasm' && opts.weights !== 'q8' ? await chooseGpu(opts.backend, opts.gpu) : null;
+  if (gpu !== null && gpu.device === null) opts.onWarning(`laya-wasm: backend 'auto' runs on wasm: ${gpu.why}`);
+  if (gpu?.device != null) return loadWeightsToGpu(session, weights, signal, gpu.device, opts.gpuKernels);
+  await streamWeights(core, session, weights, signal, opts.weights).catch(explainOutOfMemory(core, weights, opts.weights));
+  throwIfAborted(signal);
+  expectEmptyResult(session.finishWeights(), 'finishWeights');
+  return new WasmForwards(session);
+}
+
+/**
+ * The module's surface is the one this package's declaration of it (core/laya-core.ts) was written
+ * for: a module from another build is refused here rather than failing later in some call.
+ */
+function checkAbi(core: LayaCoreModule): void {
+  const version: unknown = typeof core.abiVersion === 'function' ? core.abiVersion() : undefined;
+  if (version === kLayaCoreAbi) return;
+  throw new LayaError('internal',
+    `the wasm module's interface is ${version === undefined ? 'unversioned' : `version ${String(version)}`}, but this package ` +
+    `needs version ${kLayaCoreAbi}: the module comes from another build of laya-wasm; load the dist/wasm files that came with this package`);
 }
 
 async function createCore(runtime: Runtime, wasm: LoadOptions['wasm'] & object, threads: number,

@@ -1,13 +1,12 @@
-// The loaded objects handed to callers. LayaPipeline owns a session configured from the configs
-// and tokenizer only (prepare: the rows a request becomes; answer: the answer rebuilt from given
-// outputs). LayaModel adds the weights: predict, embed, forward. Both are built only by the load
-// functions, ready to use; dispose() frees the wasm session and is idempotent.
+// The loaded objects handed to callers. LayaPipeline answers from the configs and tokenizer only
+// (prepare: the rows a request becomes; answer: the answer rebuilt from given outputs); LayaModel adds
+// the weights: predict, embed, forward. Both check and encode every request here, on the caller's
+// thread, and hand it to their engine (engine/model-engine.ts): in this thread, or in the package's
+// worker. Both are built only by the load functions, ready to use; dispose() is idempotent.
 import './dispose-symbols.js';
 import type { LayaConfigSummary } from './config-summary.js';
-import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
 import type { SimdVariant } from './core/simd.js';
-import { checkSessionResult, numberField, parseSessionJson } from './core/session-result.js';
-import { guardTraps, type GuardedSession } from './core/trap-guard.js';
+import type { Backend, EncodedRequest, ModelEngine } from './engine/model-engine.js';
 import { LayaError, throwIfAborted } from './errors.js';
 import {
   encodePredictOptions, encodeQuestions, encodeState, toJsonText,
@@ -16,40 +15,9 @@ import {
 } from './request.js';
 import { encodeShortlistOptions, type ShortlistOptions } from './shortlist.js';
 
-/** The wasm module instance and the session living in it. */
-export interface SessionHandle {
-  core: LayaCoreModule;
-  session: LayaSessionHandle;
-  /** The build the module is (default 'plain'). */
-  simd?: SimdVariant;
-  /** backend 'webgpu': the GPU that runs the batches the session waits for. */
-  gpu?: OutsideBackend;
-}
-
-/**
- * A backend outside wasm (web/src/webgpu/gpu-session.ts's GpuSession), as the model uses it;
- * declared here so that the package's public types never name WebGPU's.
- */
-export interface OutsideBackend {
-  /** Runs a session method by replay until the session waits for no batch. */
-  run(call: () => string, what: string, signal?: AbortSignal): Promise<string>;
-  setProfiling(on: boolean): void;
-  profile(): StepProfile;
-  /** Bytes the weights take in the backend's own memory. */
-  readonly weightBytes: number;
-  destroy(): void;
-}
-
 export interface EmbedOptions extends CallOptions {
   /** Tokens per text, specials included (HF truncation keeps [CLS] ... [SEP]). Default 512. */
   maxLength?: number;
-}
-
-/** How a forward's outputs cut the one float array they cross in. */
-interface ForwardLengths {
-  logits: number[];
-  act: number[];
-  pooled: number[];
 }
 
 export interface ForwardOptions extends CallOptions {
@@ -68,34 +36,34 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
    */
   readonly simd: SimdVariant;
   /** Where the forward passes run: the CPU engine in wasm, or the GPU (LoadOptions.backend). */
-  readonly backend: 'wasm' | 'webgpu';
+  readonly backend: Backend;
   /**
-   * Settles once the page's store (options.cache) holds every file this load downloaded: the
-   * store's commit (the last writes, a flush to disk) runs after load() resolves, so the model is
-   * usable at once. A page closed before then leaves no entry (the next visit downloads again).
-   * Settles at once where nothing was stored, and in Node, whose cache commits during the load.
-   * Never rejects: a file that could not be stored is a warning (onWarning). Disposing the model
-   * does not stop the commit.
+   * Settles once the store (options.cache) holds every file this load downloaded: the store's
+   * commit (the last writes, a flush to disk, the record) runs after load() resolves, so the model
+   * is usable at once. A page closed before then leaves no entry (the next visit downloads again).
+   * Settles at once where nothing was stored. Never rejects: a file that could not be stored is a
+   * warning (onWarning). Disposing the model does not stop the commit.
    */
   readonly stored: Promise<void>;
-  #handle: SessionHandle | null;
-  /** The session as #handle holds it: a trap in any call ends it (core/trap-guard.ts). */
-  readonly #guard: GuardedSession;
+  #engine: ModelEngine | null;
 
-  /** @internal Built by load() / loadPipeline() only. */
-  constructor(handle: SessionHandle, config: LayaConfigSummary, warnings: readonly string[] = [],
-              stored: Promise<void> = Promise.resolve()) {
-    this.#guard = guardTraps(handle.session);
-    this.#handle = { ...handle, session: this.#guard.session };
-    this.stored = stored;
-    this.simd = handle.simd ?? 'plain';
-    this.backend = handle.gpu !== undefined ? 'webgpu' : 'wasm';
+  /** @internal Built by the load functions only. */
+  constructor(engine: ModelEngine, config: LayaConfigSummary, warnings: readonly string[] = []) {
+    this.#engine = engine;
+    this.stored = engine.stored;
+    this.simd = engine.simd;
+    this.backend = engine.backend;
     this.config = config;
     this.warnings = Object.freeze([...warnings]);
   }
 
   get disposed(): boolean {
-    return this.#handle === null;
+    return this.#engine === null;
+  }
+
+  /** The threads the forward passes run on (1 without SharedArrayBuffer; see LoadOptions.threads); 0 once disposed. */
+  get threads(): number {
+    return this.#engine?.threads() ?? 0;
   }
 
   /** The rows the request becomes: per question its token ids, marker positions and qtype. */
@@ -103,11 +71,11 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
     return JSON.parse(await this.prepareJson(state, questions, options)) as PreparedRequest;
   }
 
+  /** prepare() as the engine's JSON text. */
   async prepareJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
     const what = 'prepare';
-    const s = encodeState(state, what);
-    const q = encodeQuestions(questions, what);
-    return checkSessionResult(this.session(what).prepare(s.text, s.isJson, q, encodePredictOptions(options, what)), what);
+    const request = encodeRequest(state, questions, () => encodePredictOptions(options, what), what);
+    return this.engine(what).run({ method: 'prepare', request });
   }
 
   /** The answer rebuilt from given outputs (e.g. recorded logits), without running the model. */
@@ -120,36 +88,20 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
   async answerJson(state: StateInput, questions: QuestionsInput, outputs: RecordedOutputs | JsonText,
                    options?: PredictOptions): Promise<string> {
     const what = 'answer';
-    const s = encodeState(state, what);
-    const q = encodeQuestions(questions, what);
-    const o = toJsonText(outputs, `${what}: outputs`);
-    return checkSessionResult(
-      this.session(what).answer(s.text, s.isJson, q, encodePredictOptions(options, what), o), what);
+    const request = encodeRequest(state, questions, () => encodePredictOptions(options, what), what);
+    const text = toJsonText(outputs, `${what}: outputs`);
+    return this.engine(what).run({ method: 'answer', request, outputs: text });
   }
 
-  /** Frees the wasm session. Idempotent; later calls throw a LayaError with code "disposed". */
+  /**
+   * Frees the model (its wasm module, memory and threads; with `worker: true`, the worker). Calls
+   * still waiting reject as disposed. Idempotent; later calls throw a LayaError with code "disposed".
+   */
   dispose(): void {
-    const handle = this.#handle;
-    if (handle === null) return;
-    this.#handle = null;
-    handle.gpu?.destroy();
-    // After a trap the module's memory is not to be trusted, so its destructors are not run:
-    // the module is thrown away with its session either way.
-    if (this.#guard.trapped() === null) {
-      handle.session.delete();
-      handle.core.shutDownThreads();
-    } else {
-      try {
-        handle.core.shutDownThreads();
-      } catch {
-        // It may trap again; its workers then end with the page.
-      }
-    }
-  }
-
-  /** The threads the forward passes run on (1 without SharedArrayBuffer; see LoadOptions.threads). */
-  get threads(): number {
-    return this.#handle?.core.threads() ?? 0;
+    const engine = this.#engine;
+    if (engine === null) return;
+    this.#engine = null;
+    engine.dispose();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -160,25 +112,12 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
     this.dispose();
   }
 
-  /**
-   * Runs a session method that may run forward passes: on wasm as it is; on WebGPU by replay, the
-   * GPU running the batches the session waits for between runs (web/src/webgpu/gpu-session.ts).
-   */
-  protected async call(what: string, method: (session: LayaSessionHandle) => string, signal?: AbortSignal): Promise<string> {
-    const handle = this.handle(what);
-    if (handle.gpu === undefined) return method(handle.session);
-    return handle.gpu.run(() => method(handle.session), what, signal);
-  }
-
-  protected session(what: string): LayaSessionHandle {
-    return this.handle(what).session;
-  }
-
-  protected handle(what: string): SessionHandle {
-    if (this.#handle === null) {
+  /** The engine, or a "disposed" LayaError naming the call. */
+  protected engine(what: string): ModelEngine {
+    if (this.#engine === null) {
       throw new LayaError('disposed', `${what}: this ${this.constructor.name} was disposed; load it again`);
     }
-    return this.#handle;
+    return this.#engine;
   }
 }
 
@@ -192,10 +131,8 @@ export class LayaModel extends LayaPipeline {
   async predictJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
     const what = 'predict';
     throwIfAborted(options?.signal, what);
-    const s = encodeState(state, what);
-    const q = encodeQuestions(questions, what);
-    const o = encodePredictOptions(options, what);
-    return checkSessionResult(await this.call(what, (session) => session.predict(s.text, s.isJson, q, o), options?.signal), what);
+    const request = encodeRequest(state, questions, () => encodePredictOptions(options, what), what);
+    return this.engine(what).run({ method: 'predict', request }, options?.signal);
   }
 
   /**
@@ -205,22 +142,16 @@ export class LayaModel extends LayaPipeline {
   async embed(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<Float32Array[]> {
     const what = 'embed';
     throwIfAborted(options.signal, what);
-    const { rows, dim } = await this.runEmbed(texts, options, what);
-    // Copied out of wasm memory at once (the view goes stale with the next call into the module),
-    // with this realm's Float32Array rather than the module's.
-    const floats = this.session(what).embedded();
-    if (!ArrayBuffer.isView(floats) || floats.length !== rows * dim) {
-      throw new LayaError('internal', `${what}: the wasm module returned ${floats?.length ?? 'no'} floats for ${rows} x ${dim}`);
-    }
-    return Array.from({ length: rows }, (_, i) => new Float32Array(floats.subarray(i * dim, (i + 1) * dim)));
+    const call = { texts: encodeTexts(texts, what), maxLength: options.maxLength ?? 512 };
+    return this.engine(what).run({ method: 'embed', ...call }, options.signal);
   }
 
   /** embed() as '{"embeddings": [[...]]}', each float the shortest text that reads back as the same f32. */
   async embedJson(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<string> {
     const what = 'embed';
     throwIfAborted(options.signal, what);
-    await this.runEmbed(texts, options, what);
-    return checkSessionResult(this.session(what).embeddedJson(), what);
+    const call = { texts: encodeTexts(texts, what), maxLength: options.maxLength ?? 512 };
+    return this.engine(what).run({ method: 'embedJson', ...call }, options.signal);
   }
 
   /**
@@ -230,10 +161,8 @@ export class LayaModel extends LayaPipeline {
   async predictShortlistJson(state: StateInput, questions: QuestionsInput, options: ShortlistOptions = {}): Promise<string> {
     const what = 'predictShortlist';
     throwIfAborted(options.signal, what);
-    const s = encodeState(state, what);
-    const q = encodeQuestions(questions, what);
-    const o = encodeShortlistOptions(options);
-    return checkSessionResult(await this.call(what, (session) => session.predictShortlist(s.text, s.isJson, q, o), options.signal), what);
+    const request = encodeRequest(state, questions, () => encodeShortlistOptions(options), what);
+    return this.engine(what).run({ method: 'predictShortlist', request }, options.signal);
   }
 
   /**
@@ -243,41 +172,24 @@ export class LayaModel extends LayaPipeline {
   async forward(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<ForwardResult> {
     const what = 'forward';
     throwIfAborted(options.signal, what);
-    const lengths = await this.runForward(inputs, options, what);
-    // The outputs come as one Float32Array (a view of wasm memory, read at once), each value the
-    // engine's f32 exactly; the lengths say where each list ends.
-    const floats = this.session(what).forwarded();
-    const total = [...lengths.logits, ...lengths.act, ...lengths.pooled].reduce((a, b) => a + b, 0);
-    if (!ArrayBuffer.isView(floats) || floats.length !== total || lengths.logits.length !== lengths.act.length) {
-      throw new LayaError('internal', `${what}: the wasm module returned ${floats?.length ?? 'no'} floats for ${total}`);
-    }
-    let at = 0;
-    const take = (n: number): number[] => Array.from(floats.subarray(at, (at += n)));
-    const expected = lengths.logits.map((n, i) => ({ logits: take(n), act: take(lengths.act[i] as number) }));
-    const embedExpected = lengths.pooled.map((n) => ({ pooled: take(n) }));
-    return { expected, embed_expected: embedExpected };
+    const call = { inputs: toJsonText(inputs, `${what}: inputs`), eachAlone: options.eachAlone === true };
+    return this.engine(what).run({ method: 'forward', ...call }, options.signal);
   }
 
   /** forward() as text in the fixture format, each float the shortest text that reads back as the same f32. */
   async forwardJson(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<string> {
     const what = 'forward';
     throwIfAborted(options.signal, what);
-    await this.runForward(inputs, options, what);
-    return checkSessionResult(this.session(what).forwardedJson(), what);
+    const call = { inputs: toJsonText(inputs, `${what}: inputs`), eachAlone: options.eachAlone === true };
+    return this.engine(what).run({ method: 'forwardJson', ...call }, options.signal);
   }
 
-  /** Runs a forward pass; the session keeps its outputs for forwarded() / forwardedJson(). */
-  private async runForward(inputs: ForwardRequest | JsonText, options: ForwardOptions, what: string): Promise<ForwardLengths> {
-    const text = toJsonText(inputs, `${what}: inputs`);
-    const run = (session: LayaSessionHandle): string => options.eachAlone ? session.forwardEachAlone(text) : session.forward(text);
-    return parseSessionJson<ForwardLengths>(await this.call(what, run, options.signal), what);
-  }
-
-  /** Bytes held: weights, activation arena, scratch, and the whole wasm memory. */
+  /**
+   * Bytes held: weights, activation arena, scratch, and the whole wasm memory (and the GPU's
+   * weights on WebGPU). With `worker: true`, as of the last call answered.
+   */
   memory(): MemoryReport {
-    const report = parseSessionJson<MemoryReport>(this.session('memory').memoryReport(), 'memory');
-    const gpu = this.handle('memory').gpu;
-    return gpu === undefined ? report : { ...report, gpuWeightsBytes: gpu.weightBytes };
+    return this.engine('memory').memory();
   }
 
   /**
@@ -285,52 +197,34 @@ export class LayaModel extends LayaPipeline {
    * time to `profile()`; it reads a clock per step, so leave it off when not measuring.
    */
   setProfiling(on: boolean): void {
-    const handle = this.handle('setProfiling');
-    if (handle.gpu !== undefined) handle.gpu.setProfiling(on);
-    else handle.session.setProfiling(on);
+    this.engine('setProfiling').setProfiling(on);
   }
 
   /**
    * Time by step kind since profiling was turned on. On WebGPU the steps are timed by the GPU's
    * timestamps where the adapter has 'timestamp-query'; elsewhere one "gpu_batches" entry holds
-   * the batches' wall time.
+   * the batches' wall time. With `worker: true`, as of the last call answered.
    */
   profile(): StepProfile {
-    const handle = this.handle('profile');
-    if (handle.gpu !== undefined) return handle.gpu.profile();
-    return parseSessionJson<StepProfile>(handle.session.profile(), 'profile');
+    return this.engine('profile').profile();
   }
+}
 
-  /**
-   * @internal For the package's worker (worker/laya-worker.ts): the calls that follow stop before
-   * their next step once `words[index]` holds `id` (worker/abort-words.ts); null stops watching.
-   * False when the wasm module predates this (it then runs every call to the end).
-   */
-  watchAbort(words: Int32Array | null, index = 0, id = 0): boolean {
-    const session = this.session('watchAbort');
-    if (session.setAbortWatch === undefined) return false;
-    session.setAbortWatch(words, index, id);
-    return true;
-  }
+/** A request checked and encoded as every engine reads it, so a bad one fails here, wherever the model runs. */
+function encodeRequest(state: StateInput, questions: QuestionsInput, options: () => string, what: string): EncodedRequest {
+  // In this order, so that a request bad in several places names the same fault as upstream's.
+  const encodedState = encodeState(state, what);
+  const encodedQuestions = encodeQuestions(questions, what);
+  return { state: encodedState, questions: encodedQuestions, options: options() };
+}
 
-  /** Runs embed in the session, which keeps the rows; returns their count and width. */
-  private async runEmbed(texts: ReadonlyArray<string | null>, options: EmbedOptions, what: string): Promise<{ rows: number; dim: number }> {
-    if (!Array.isArray(texts)) throw new LayaError('invalid_request', `${what}: texts must be an array of strings`);
-    const clean = texts.map((t, i) => {
-      if (t === null || t === undefined) return '';
-      if (typeof t !== 'string') throw new LayaError('invalid_request', `${what}: texts[${i}] is ${typeof t}, not a string`);
-      return t;
-    });
-    // Checked where it enters the engine (LayaSession.embed), like every other request input.
-    const maxLength = options.maxLength ?? 512;
-    const text = JSON.stringify(clean);
-    const shape = parseSessionJson<{ rows?: unknown; dim?: unknown }>(
-      await this.call(what, (session) => session.embed(text, maxLength), options.signal), what);
-    const rows = numberField(shape, 'rows', what);
-    const dim = numberField(shape, 'dim', what);
-    if (rows !== clean.length) {
-      throw new LayaError('internal', `${what}: the wasm module returned ${rows} embeddings for ${clean.length} texts`);
-    }
-    return { rows, dim };
-  }
+/** The texts to embed as a JSON array of strings (null counts as ""). */
+function encodeTexts(texts: ReadonlyArray<string | null>, what: string): string {
+  if (!Array.isArray(texts)) throw new LayaError('invalid_request', `${what}: texts must be an array of strings`);
+  const clean = texts.map((t: unknown, i) => {
+    if (t === null || t === undefined) return '';
+    if (typeof t !== 'string') throw new LayaError('invalid_request', `${what}: texts[${i}] is ${typeof t}, not a string`);
+    return t;
+  });
+  return JSON.stringify(clean);
 }

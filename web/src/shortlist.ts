@@ -16,11 +16,13 @@ export interface ShortlistOptions extends PredictOptions {
   maxLength?: number;
 }
 
+/** How one question's labels were cut (the answer's "shortlist" entry). */
 export interface ShortlistEntry {
   /** Kept labels, most similar first (original order when passed through). */
   labels: string[];
   /** Their cosine similarity to the query; null when passed through. */
   scores: number[] | null;
+  /** Labels kept at most. */
   k: number;
   /** Labels the question had. */
   n: number;
@@ -28,8 +30,15 @@ export interface ShortlistEntry {
   passthrough: boolean;
 }
 
+/** Upstream's response with "shortlist": per choice question, how its labels were cut. */
 export type ShortlistResponse = LayaResponse & { shortlist: Record<string, ShortlistEntry> };
 
+/**
+ * Upstream's predict_shortlist (laya-spec §5.8): choice questions with more than `k` labels
+ * (default 20) are cut to the k labels whose embedding is closest (cosine) to the query (the
+ * instructions and the state), and the model sees the shortlisted options in rank order. Takes
+ * CallOptions.signal like every call that runs the model.
+ */
 export async function predictShortlist(model: ShortlistModel, state: StateInput, questions: QuestionsInput,
                                        options: ShortlistOptions = {}): Promise<ShortlistResponse> {
   return JSON.parse(await predictShortlistJson(model, state, questions, options)) as ShortlistResponse;

@@ -22,15 +22,7 @@ export async function streamWeights(core: LayaCoreModule, session: LayaSessionHa
   const { header, headerEnd, size } = await readHeader(session, opened);
   throwIfAborted(signal);
 
-  let planned: string;
-  if (weights === 'q8') {
-    if (session.planWeightsQ8 === undefined) {
-      throw new LayaError('internal', "weights: 'q8' needs a wasm module built with q8 support (planWeightsQ8)");
-    }
-    planned = session.planWeightsQ8(header, size);
-  } else {
-    planned = session.planWeights(header, size);
-  }
+  const planned = weights === 'q8' ? session.planWeightsQ8(header, size) : session.planWeights(header, size);
   const plan = parseSessionJson<Record<string, unknown>>(planned, `${file} header`);
   const pointer = numberField(plan, 'pointer', 'planWeights');
   const dataOffset = numberField(plan, 'dataOffset', 'planWeights');
@@ -86,13 +78,11 @@ async function streamStaged(session: LayaSessionHandle, plan: Record<string, unk
   if (stageBytes < 1 || stagePointer + stageBytes > heap().byteLength) {
     throw new LayaError('internal', `planWeightsQ8: a staging window of ${stageBytes} bytes at ${stagePointer} lies outside wasm memory`);
   }
-  const staged = session.weightsStaged;
-  if (staged === undefined) throw new LayaError('internal', 'weightsStaged is missing from the wasm module');
   for (let at = 0; at < dataLength; at += stageBytes) {
     throwIfAborted(signal);
     const n = Math.min(stageBytes, dataLength - at);
     await opened.reader.readInto(heap, stagePointer, n);
-    expectEmptyResult(staged.call(session, n), 'weightsStaged');
+    expectEmptyResult(session.weightsStaged(n), 'weightsStaged');
   }
   await opened.reader.expectEnd();
 }

@@ -1,7 +1,7 @@
-// Which store a page gets: 'auto' follows the engine's measured choice (user agent) and falls back
-// to the other store when the first is missing or refused; a store named by options.cacheStore has
-// no fallback; neither store at all is a refusal naming why each failed.
-import { measuredCacheRead, measuredStore, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
+// Which store a page gets: 'auto' takes the OPFS in every engine and falls back to the Cache API
+// when the OPFS is missing or refused; a store named by options.cacheStore has no fallback;
+// neither store at all is a refusal naming why each failed.
+import { measuredCacheRead, openStore, type StorageGlobals } from '../../../web/src/browser/store/choose-store.js';
 import type { CacheLike } from '../../../web/src/browser/store/cache-api-store.js';
 import type { DirectoryLike } from '../../../web/src/browser/store/opfs-store.js';
 
@@ -19,10 +19,9 @@ const folder: DirectoryLike = {
 const kWritable = { FileSystemFileHandle: { prototype: { createWritable: () => undefined } } };
 const securityError = (): never => { throw Object.assign(new Error('The operation is insecure.'), { name: 'SecurityError' }); };
 
-test('each engine gets the store measured fastest to load from', () => {
-  expect(measuredStore(kChromeUa)).toBe('opfs');
-  expect(measuredStore(kFirefoxUa)).toBe('opfs');
-  expect(measuredStore(kSafariUa)).toBe('opfs');
+test.each([['Chromium', kChromeUa], ['Firefox', kFirefoxUa], ['Safari', kSafariUa]])("'auto' in %s takes the OPFS when both stores are there", async (_engine, userAgent) => {
+  const globals: StorageGlobals = { ...kWritable, caches: { open: async () => cache }, navigator: { userAgent, storage: { getDirectory: async () => folder } } };
+  expect(await openStore(globals, 'x', 'auto')).toMatchObject({ kind: 'opfs' });
 });
 
 test("WebKit reads a Cache API entry as its body (it hands a stored body over whole); the others as a Blob in slices", () => {

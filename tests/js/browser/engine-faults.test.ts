@@ -1,9 +1,16 @@
 // The retry for an engine's own known wasm fault (helpers/browsers/engine-faults.ts): a test that
 // fails with the fault runs once more and says so; a second fault, any other failure, and every
-// failure in an engine without a known fault fail the test as they are.
+// failure in an engine without a known fault fail the test as they are. A pass on the retry is
+// recorded, and the run's reporter (helpers/browsers/fault-retries-reporter.mjs) counts them and
+// fails the run when more than one test passed only on a retry.
 import { jest } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { declaringTestsIn, retriedOnEngineFault } from '../helpers/browsers/engine-faults.js';
 import { engineNamed, type BrowserEngine } from '../helpers/browsers/engines.mjs';
+import FaultRetriesReporter from '../helpers/browsers/fault-retries-reporter.mjs';
+import { kRetriesFolderVariable, readPassesOnRetry } from '../helpers/browsers/fault-retries.mjs';
 
 const webkitEngine = engineNamed('webkit');
 
@@ -17,6 +24,19 @@ function failingThen(...outcomes: Array<Error | 'passes'>): jest.Mock<() => Prom
     throw next;
   });
 }
+
+// This file's own retries are recorded in a folder of its own, not counted against the real run.
+let ledger: string;
+const runLedger = process.env[kRetriesFolderVariable];
+beforeAll(() => {
+  ledger = mkdtempSync(join(tmpdir(), 'engine-faults-test-'));
+  process.env[kRetriesFolderVariable] = ledger;
+});
+afterAll(() => {
+  if (runLedger === undefined) delete process.env[kRetriesFolderVariable];
+  else process.env[kRetriesFolderVariable] = runLedger;
+  rmSync(ledger, { recursive: true, force: true });
+});
 
 let stderr: string[];
 beforeEach(() => {
@@ -72,4 +92,56 @@ describe('a test declared for WebKit through declaringTestsIn (as describeInEngi
     });
   });
   afterAll(() => expect(runs).toBe(2));
+});
+
+test('a test that passes only on its retry is recorded with its full name, its file and the first line of the fault', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'one-retry-'));
+  process.env[kRetriesFolderVariable] = folder;
+  try {
+    await retriedOnEngineFault(webkitEngine, 'answers', failingThen(new Error(`${kFault}\n  in the worker at: f@laya-core.wasm`), 'passes'))();
+    await retriedOnEngineFault(webkitEngine, 'answers', failingThen('passes'))();
+    expect(readPassesOnRetry(folder)).toEqual([{
+      test: 'a test that passes only on its retry is recorded with its full name, its file and the first line of the fault',
+      file: join('tests', 'js', 'browser', 'engine-faults.test.ts'),
+      fault: kFault,
+    }]);
+  } finally {
+    process.env[kRetriesFolderVariable] = ledger;
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+describe('the run\'s reporter', () => {
+  /** A whole run as the reporter sees it: `passesOnRetry` tests pass only on their retry, one passes at once. */
+  async function runWith(passesOnRetry: number): Promise<Error | undefined> {
+    const reporter = new FaultRetriesReporter();
+    reporter.onRunStart();
+    for (let i = 0; i < passesOnRetry; i++) await retriedOnEngineFault(webkitEngine, `t${i}`, failingThen(new Error(kFault), 'passes'))();
+    await retriedOnEngineFault(webkitEngine, 'clean', failingThen('passes'))();
+    reporter.onRunComplete();
+    expect(process.env[kRetriesFolderVariable]).toBe(ledger);
+    return reporter.getLastError();
+  }
+
+  test('says so when no test needed a retry, and lets the run pass', async () => {
+    expect(await runWith(0)).toBeUndefined();
+    expect(stderr.join('')).toContain("engine-fault retries: 0 tests passed only on a retry after an engine's known wasm fault (at most 1 allowed per run)\n");
+  });
+
+  test('lets a run with one pass on a retry pass, naming the test', async () => {
+    expect(await runWith(1)).toBeUndefined();
+    const out = stderr.join('');
+    expect(out).toContain('engine-fault retries: 1 test passed only on a retry');
+    expect(out).toContain("  - the run's reporter lets a run with one pass on a retry pass, naming the test (tests/js/browser/engine-faults.test.ts): " +
+      `first run failed with ${kFault}`);
+  });
+
+  test('fails a run with two passes on a retry, naming both', async () => {
+    const error = await runWith(2);
+    expect(error?.message).toBe('2 tests passed only on a retry after a wasm trap (at most 1 allowed)');
+    const out = stderr.join('');
+    expect(out).toContain('engine-fault retries: 2 tests passed only on a retry');
+    expect(out.match(/ {2}- the run's reporter fails a run with two passes on a retry, naming both /g)).toHaveLength(2);
+    expect(out).toContain('an out-of-bounds bug in the module looks the same');
+  });
 });

@@ -4,7 +4,7 @@
 // with an OPFS folder whose writable copies what it is given, as an engine does before its write
 // resolves. And a file that reads back short once closed gets no record, so it is never found.
 import { OpfsStore, type DirectoryLike } from '../../../web/src/browser/store/opfs-store.js';
-import { coalescing } from '../../../web/src/browser/store/weight-store.js';
+import { coalescing } from '../../../web/src/store/weight-store.js';
 
 /** A folder of in-memory files, each written through a createWritable() that records the buffers it was given. */
 function memoryFolder({ keepOnClose = Infinity } = {}): { folder: DirectoryLike; files: Map<string, Uint8Array>; buffersWritten: Set<ArrayBufferLike> } {

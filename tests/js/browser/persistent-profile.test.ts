@@ -19,8 +19,8 @@ import type { PlainLoadResult } from './page-store-cases.js';
 const kPrefix = '/org/tiny/resolve/main/';
 const kWeightsRequest = `${kPrefix}model.safetensors`;
 const kDigest = createHash('sha256').update(safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors'))).digest('hex');
-/** The store 'auto' picks in each engine (choose-store.ts measuredStore). */
-const kAutoStore = { chromium: 'opfs', firefox: 'opfs', webkit: 'opfs' } as const;
+/** The store 'auto' picks first, in every engine (choose-store.ts). */
+const kAutoStore = 'opfs';
 
 describeWithCore('persistent profiles', () => describe.each(selectedEngines().map((engine) => [engineTitle(engine), engine] as const))('a page on a persistent profile, in %s', (_title, engine) => {
   let server: PageServer;
@@ -57,14 +57,14 @@ describeWithCore('persistent profiles', () => describe.each(selectedEngines().ma
     const first = await plainVisit();
     expect(first.errors).toEqual([]);
     expect(first.digest).toBe(kDigest);
-    expect(first.storedIn).toBe(kAutoStore[engine.name]);
+    expect(first.storedIn).toBe(kAutoStore);
     expect(server.requests.filter((path) => path === kWeightsRequest)).toHaveLength(1);
 
     const before = server.requests.length;
     const again = await plainVisit();
     expect(again.errors).toEqual([]);
     expect(again.digest).toBe(kDigest);
-    expect(again.storedIn).toBe(kAutoStore[engine.name]);
+    expect(again.storedIn).toBe(kAutoStore);
     expect(server.requests.slice(before).filter((path) => path.startsWith(kPrefix))).toEqual([]);
     // Storage warnings would mean the store was not used (persist() refusals are not about that).
     expect(again.warnings.filter((w) => !w.startsWith('laya-wasm: persistent storage was not granted'))).toEqual([]);

@@ -1,4 +1,4 @@
-// The page's store location (stored-location.ts) on an in-memory Cache API, in Node: a first load
+// The store location (store/stored-location.ts) on an in-memory Cache API, in Node: a first load
 // stores every file while it streams in (one request each), a second revalidates (304) and reads
 // the store; a torn entry, a changed remote file, a quota too small, a store that fails mid-write
 // and an abort during either load each leave no half entry. The same cases run in real browsers
@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CacheApiStore, type CacheApiRead, type CacheLike } from '../../../web/src/browser/store/cache-api-store.js';
-import { StoredLocation, type EstimateFunction } from '../../../web/src/browser/store/stored-location.js';
+import { StoredLocation, type EstimateFunction } from '../../../web/src/store/stored-location.js';
 import { loadModelWith } from '../../../web/src/load.js';
 import type { LoadProgressEvent } from '../../../web/src/options.js';
 import type { Runtime } from '../../../web/src/runtime.js';

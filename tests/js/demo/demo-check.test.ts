@@ -1,10 +1,12 @@
 // The main job's self-check (`npm run demo -- --check --browser E`, here without the build step),
-// in every browser engine: it serves the demo, answers the page's sample questions with the bundled
-// default in that engine, prints the engine's version, the answer JSON and a screenshot path, and
-// exits 0. The three engines print the same answer JSON.
+// in every browser engine: it serves the demo cross-origin isolated (the default), answers the
+// page's sample questions with the bundled default in that engine, prints the engine's version, the
+// build, the answer JSON and a screenshot path, and exits 0. The three engines print the same
+// answer JSON.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { kSharedMemoryWhenIsolated } from '../helpers/browsers/engine-facts.js';
 import { selectedEngines } from '../helpers/browsers/engines.mjs';
 import { engineTitle } from '../helpers/browsers/in-engines.js';
 import { kRepoRoot } from '../helpers/fixtures.js';
@@ -19,12 +21,16 @@ describeWithCore('npm run demo -- --check', () => {
   describe.each(selectedEngines().map((engine) => [engineTitle(engine), engine] as const))('--browser, in %s', (_title, engine) => {
     test('serves the demo, answers with the bundled default and says where the screenshot is', async () => {
       const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile('bash', [join(kRepoRoot, 'scripts', 'demo.sh'), '--no-build', '--check', '--isolated', '--browser', engine.name], { cwd: kRepoRoot },
+        execFile('bash', [join(kRepoRoot, 'scripts', 'demo.sh'), '--no-build', '--check', '--browser', engine.name], { cwd: kRepoRoot },
           (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }));
       });
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       expect(stdout).toMatch(new RegExp(`^browser: ${engine.label} \\d+\\.`, 'm'));
       expect(stdout).toContain('crossOriginIsolated: yes');
+      // Threads where the engine gives an isolated page SharedArrayBuffer (not WebKitGTK: engine-facts.ts).
+      expect(stdout).toMatch(kSharedMemoryWhenIsolated[engine.name]
+        ? /^build: threaded \(cross-origin isolated: the pthreads module on 2 threads\)$/m
+        : /^build: single-threaded \(cross-origin isolated, but this browser gives the page no SharedArrayBuffer: /m);
       // wasm is the page's default backend, and the check says which ran.
       expect(stdout).toContain('Backend: wasm (asked: wasm)');
       const json = /meaningless by design\):\n(.*)\n/.exec(stdout)?.[1] ?? '';

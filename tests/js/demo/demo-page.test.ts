@@ -1,9 +1,10 @@
 // The demo page in every browser engine (Chromium, Firefox, WebKit), served by
-// scripts/serve-demo.mjs: reference fixture parity through the page (Hub-style URL, files from
-// disk), page-built questions answered as in Node, the bundled default (answers, embed, shortlist),
-// an offline second visit, and the crossOriginIsolated / build report. Each test serves the demo
-// on a fresh port, so its page starts with empty storage (no cache, no service worker) in every
-// engine. Screenshots land in build/screenshots/, named by engine.
+// scripts/serve-demo.mjs as `npm run demo` serves it, cross-origin isolated: reference fixture parity
+// through the page (from a stand-in Hub on another origin, files from disk), page-built questions
+// answered as in Node, the bundled default (answers, embed, shortlist), an offline second visit,
+// and the crossOriginIsolated / build report, isolated and with --no-isolation. Each test serves the
+// demo on a fresh port, so its page starts with empty storage (no cache, no service worker) in
+// every engine. Screenshots land in build/screenshots/, named by engine.
 import { jest } from '@jest/globals';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { kRepoRoot, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 import { ask, loadIn } from './demo-actions.js';
 import { buildDemo, kScreenshots, serveDemo } from './demo-server.js';
+import { startHub } from './hub-server.mjs';
 
 jest.setTimeout(120000);
 
@@ -47,13 +49,28 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
     buildDemo();
   });
   const shot = (name: string): string => join(kScreenshots, `demo-${name}-${browser.name}.png`);
+  /** The bundled default's answer to the sample questions on the isolated page, for the --no-isolation test. */
+  let isolatedAnswer: string | undefined;
 
-  test('a reference fixture from a Hub-style URL: the raw forward pass matches fixture.json within 1e-4', async () => {
+  test('served by default the page is cross-origin isolated, loads a fixture from a stand-in Hub on another origin and matches fixture.json within 1e-4', async () => {
     const fixture = JSON.parse(readFileSync(join(kTinyCheckpoint, '..', 'fixture.json'), 'utf8')) as Fixture;
-    const server = await serveDemo(['--mount', `/org/tiny/resolve/main/=${kTinyCheckpoint}`]);
+    // As the Hub answers: CORS with the page's origin echoed, no Cross-Origin-Resource-Policy, the
+    // weights redirected to a CDN on a third origin.
+    const hub = await startHub({ 'org/tiny': kTinyCheckpoint });
+    const server = await serveDemo();
     const page = await browser.open(server.url);
     try {
-      await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: server.origin });
+      expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(true);
+      expect(await attributeOf(page, 'body', 'data-isolated')).toBe('true');
+      expect(await textOf(page, '[data-testid=env]')).toContain('crossOriginIsolated: yes');
+      await loadIn(page, 'hub', { repo: 'org/tiny', hubUrl: hub.origin });
+      expect(hub.requests).toContain('cdn GET /blobs/org/tiny/model.safetensors');
+      // The pthreads module on this machine's cores (2 here) where the engine gives an isolated
+      // page SharedArrayBuffer; WebKitGTK does not (engine-facts.ts): one thread there.
+      const threaded = kSharedMemoryWhenIsolated[browser.name];
+      expect(await attributeOf(page, 'body', 'data-build')).toBe(threaded ? 'threaded' : 'single-threaded');
+      expect(await textOf(page, '#model-info')).toContain(threaded ? 'cross-origin isolated: the pthreads module on 2 threads'
+        : 'cross-origin isolated, but this browser gives the page no SharedArrayBuffer');
       await click(page, '#advanced summary');
       await fill(page, '[data-testid=forward-in]', JSON.stringify({ inputs: fixture.inputs, embed_inputs: fixture.embed_inputs }));
       await click(page, '[data-testid=forward]');
@@ -78,6 +95,7 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
     } finally {
       await page.close();
       await server.stop();
+      await hub.close();
     }
   });
 
@@ -169,10 +187,12 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
     try {
       await loadIn(page, 'default');
       expect(await textOf(page, '#model-info')).toContain('meaningless');
+      expect(await attributeOf(page, 'body', 'data-isolated')).toBe('true');
       // Download progress ended at every byte of the five files.
       const bytes = kCheckpointFiles.reduce((sum, file) => sum + statSync(join(kDefaultCheckpoint, file)).size, 0);
       expect(await attributeOf(page, 'body', 'data-progress')).toBe(`${bytes}/${bytes}`);
-      const response = JSON.parse(await ask(page)) as { answers: Record<string, { type: string }> };
+      isolatedAnswer = await ask(page);
+      const response = JSON.parse(isolatedAnswer) as { answers: Record<string, { type: string }> };
       expect(Object.values(response.answers).map((a) => a.type)).toEqual(['choice', 'score', 'noul']);
 
       const texts = ['Where is my parcel?', 'My delivery is late.', 'How do I change my password?'];
@@ -230,31 +250,22 @@ describeWithCore('the demo page', () => describeInEngines('the demo', (browser) 
     }
   });
 
-  test('served with COOP/COEP the page runs the threaded module where the engine shares memory, without it the single-threaded one, with the same answer', async () => {
-    const answers: string[] = [];
-    // WebKitGTK gives an isolated page no SharedArrayBuffer (engine-facts.ts): one thread there too.
-    const threaded = kSharedMemoryWhenIsolated[browser.name];
-    for (const isolated of [true, false]) {
-      const server = await serveDemo(isolated ? ['--isolated'] : []);
-      const page = await browser.open(server.url);
-      try {
-        expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(isolated);
-        expect(await attributeOf(page, 'body', 'data-isolated')).toBe(String(isolated));
-        await loadIn(page, 'default');
-        // Isolated: the pthreads module on this machine's cores (2 here); otherwise the single-threaded one.
-        expect(await attributeOf(page, 'body', 'data-build')).toBe(isolated && threaded ? 'threaded' : 'single-threaded');
-        expect(await textOf(page, '[data-testid=env]')).toContain(`crossOriginIsolated: ${isolated ? 'yes' : 'no'}`);
-        const info = await textOf(page, '#model-info');
-        if (!isolated) expect(info).toContain('not cross-origin isolated');
-        else if (threaded) expect(info).toContain('the pthreads module on 2 threads');
-        else expect(info).toContain('cross-origin isolated, but this browser gives the page no SharedArrayBuffer');
-        answers.push(await ask(page));
-        await page.screenshot(shot(isolated ? 'isolated' : 'not-isolated'));
-      } finally {
-        await page.close();
-        await server.stop();
-      }
+  test('served with --no-isolation the page is not cross-origin isolated, runs the single-threaded module and answers as the isolated page did', async () => {
+    const server = await serveDemo(['--no-isolation']);
+    const page = await browser.open(server.url);
+    try {
+      expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(false);
+      expect(await attributeOf(page, 'body', 'data-isolated')).toBe('false');
+      expect(await textOf(page, '[data-testid=env]')).toContain('crossOriginIsolated: no · build: single-threaded (threads need COOP/COEP headers)');
+      await loadIn(page, 'default');
+      expect(await attributeOf(page, 'body', 'data-build')).toBe('single-threaded');
+      expect(await textOf(page, '#model-info')).toContain('not cross-origin isolated');
+      expect(isolatedAnswer).toBeDefined();  // from the bundled-default test above
+      expect(await ask(page)).toBe(isolatedAnswer);
+      await page.screenshot(shot('not-isolated'));
+    } finally {
+      await page.close();
+      await server.stop();
     }
-    expect(answers[0]).toBe(answers[1]);
   });
 }));

@@ -24,7 +24,7 @@ export interface DemoServer {
   stop(): Promise<void>;
 }
 
-/** Serves the demo on a free 127.0.0.1 port; `args` go to serve-demo.mjs (--isolated, --mount). */
+/** Serves the demo on a free 127.0.0.1 port, cross-origin isolated unless `args` (to serve-demo.mjs) say --no-isolation. */
 export function serveDemo(args: string[] = []): Promise<DemoServer> {
   const child: ChildProcess = spawn(process.execPath, [join(kRepoRoot, 'scripts', 'serve-demo.mjs'), '--port', '0', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,5 +1,6 @@
 // Guards the citations of docs/laya-spec.md against drift: every `laya-spec §N.N` in the sources,
-// tests, scripts, benchmarks and tools must name a section heading of that document, and nothing
+// tests, scripts, benchmarks, tools and documents must name a section heading of that document
+// (a `laya-spec-<name> §N` one of docs/laya-spec-<name>.md, which must then exist), and nothing
 // may still cite the document in the old bare "spec" form, which named a file outside the repo.
 // Likewise for every other document: each `*.md` named anywhere in the tree must be a file of the
 // repository, and nothing may point at the shared folder beside the checkout or at an absolute
@@ -10,11 +11,13 @@ import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node
 import { fileURLToPath } from 'node:url';
 
 const kRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const kSpecPath = join(kRoot, 'docs', 'laya-spec.md');
+const kSpec = 'laya-spec';
 
 // Where citations live; tests/data holds data received from elsewhere, not the project's text.
 const kScannedDirs = ['cpp', 'web/src', 'tests', 'scripts', 'bench', 'tools'];
-const kScannedFiles = ['CMakeLists.txt', 'README.md', 'docs/architecture.md'];
+// Every document but the specs themselves, whose own section numbers are headings, not citations.
+const kScannedFiles = ['CMakeLists.txt', 'README.md',
+  ...readdirSync(join(kRoot, 'docs')).filter((name) => name.endsWith('.md') && !name.startsWith(kSpec)).map((name) => `docs/${name}`)];
 const kSkippedDirs = new Set(['node_modules', 'build', 'dist', 'tests/data']);
 const kTextExtensions = new Set(['.h', '.cc', '.cpp', '.ts', '.js', '.mjs', '.cjs', '.py', '.sh', '.md', '.txt', '.cmake']);
 
@@ -62,19 +65,37 @@ function matches(pattern: RegExp, files: string[]): Hit[] {
   return hits;
 }
 
-// The section numbers of the document's headings: "## 0. Target…" gives 0, "### 3.3 One…" 3.3.
-function specSections(): Set<string> {
+// The section numbers of a spec's headings: "## 0. Target…" gives 0, "### 3.3 One…" 3.3; null when
+// docs/<spec>.md does not exist.
+function specSections(spec: string): Set<string> | null {
+  const path = join(kRoot, 'docs', `${spec}.md`);
+  if (!existsSync(path)) return null;
   const sections = new Set<string>();
-  for (const line of readFileSync(kSpecPath, 'utf8').split('\n')) {
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
     const m = /^#{2,4}\s+(\d+(?:\.\d+)?)\.?\s/.exec(line);
     if (m) sections.add(m[1]!);
   }
   return sections;
 }
 
+// Each section reference with the spec it cites: the last "laya-spec" or "laya-spec-<name>" before
+// it on its line ("laya-spec-current §N, §M" cites laya-spec-current twice), else laya-spec.
+function citations(files: string[]): Array<Hit & { spec: string }> {
+  const hits: Array<Hit & { spec: string }> = [];
+  for (const file of files) {
+    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+      for (const m of line.matchAll(kSectionRef)) {
+        const before = [...line.slice(0, m.index).matchAll(/laya-spec(?:-[a-z]+)?/g)];
+        hits.push({ where: `${relative(kRoot, file)}:${i + 1}`, text: m[0], spec: before.at(-1)?.[0] ?? kSpec });
+      }
+    });
+  }
+  return hits;
+}
+
 describe('laya-spec citations', () => {
   const files = scannedFiles();
-  const sections = specSections();
+  const sections = specSections(kSpec)!;
 
   test('the spec has a heading for each top-level section 0 to 8 and their subsections', () => {
     for (const top of ['0', '1', '2', '3', '4', '5', '6', '7', '8']) expect(sections).toContain(top);
@@ -85,12 +106,19 @@ describe('laya-spec citations', () => {
     expect(matches(/laya-spec §/g, files).length).toBeGreaterThanOrEqual(50);
   });
 
-  test('every cited section, and both ends of every cited range, is a heading of docs/laya-spec.md', () => {
+  test('every cited section, and both ends of every cited range, is a heading of the spec it cites', () => {
     const dangling: string[] = [];
-    for (const hit of matches(kSectionRef, files)) {
+    const specs = new Map<string, Set<string> | null>();
+    for (const hit of citations(files)) {
+      if (!specs.has(hit.spec)) specs.set(hit.spec, specSections(hit.spec));
+      const headings = specs.get(hit.spec)!;
+      if (headings === null) {
+        dangling.push(`${hit.where}: ${hit.spec} ${hit.text} (no docs/${hit.spec}.md)`);
+        continue;
+      }
       const m = /^§(\d+(?:\.\d+)?)(?:[-–](\d+(?:\.\d+)?))?$/.exec(hit.text)!;
       for (const section of [m[1], m[2]]) {
-        if (section !== undefined && !sections.has(section)) dangling.push(`${hit.where}: ${hit.text}`);
+        if (section !== undefined && !headings.has(section)) dangling.push(`${hit.where}: ${hit.spec} ${hit.text}`);
       }
     }
     expect(dangling).toEqual([]);
@@ -114,6 +142,7 @@ const kOutsidePath = /\.\.\/shared\b|\/work\//g;
 const kThisFile = relative(kRoot, fileURLToPath(import.meta.url)).split(sep).join('/');
 const kNotCitations = new Map<string, ReadonlySet<string>>([
   ['scripts/package-test.sh', new Set(['package/README.md'])],
+  ['docs/laya-spec-current.md', new Set(['CHANGELOG.md'])],
   ['docs/laya-spec.md', new Set([
     'spec/03-api.md', 'spec/04-semantics.md', 'spec/05-model.md', 'spec/06-input.md',
     'spec/15-testing.md', 'CHANGELOG.md', 'packages/laya-fixtures/README.md',

@@ -2,7 +2,7 @@
 // the TypeScript package: real WebAssembly.Memory that grows in planWeights (so a stale HEAPU8
 // view would lose bytes), a minimal safetensors header check, and sessions that echo what they
 // were given. It counts sessions created and deleted.
-import type { LayaCoreFactory, LayaCoreModule, LayaSessionHandle } from '../../../web/src/core/laya-core.js';
+import { kLayaCoreAbi, type LayaCoreFactory, type LayaCoreModule, type LayaQuantizerHandle, type LayaSessionHandle } from '../../../web/src/core/laya-core.js';
 
 const kPage = 65536;
 
@@ -17,11 +17,15 @@ export interface FakeCoreOptions {
   customize?: (session: FakeSession) => void;
   /** Shared wasm memory (a SharedArrayBuffer), as the threaded module has. */
   sharedMemory?: boolean;
+  /** What abiVersion() reports; default the version the package expects. */
+  abiVersion?: number;
 }
 
 export class FakeCore {
   readonly sessions: FakeSession[] = [];
   modules = 0;
+  /** Modules thrown away (shutDownThreads called). */
+  shutDowns = 0;
   deleted = 0;
   factoryOptions: Array<Record<string, unknown>> = [];
 
@@ -45,6 +49,7 @@ export class FakeCore {
 }
 
 class FakeModule implements LayaCoreModule {
+  readonly owner: FakeCore;
   readonly memory: WebAssembly.Memory;
   /** Like Emscripten's: a plain property replaced when memory grows (old views go stale). */
   HEAPU8: Uint8Array;
@@ -52,6 +57,7 @@ class FakeModule implements LayaCoreModule {
   readonly LayaSession: new () => LayaSessionHandle;
 
   constructor(owner: FakeCore) {
+    this.owner = owner;
     // Shared memory is reserved whole up front in some engines: 1 GiB at most, not 4.
     this.memory = owner.options.sharedMemory === true
       ? new WebAssembly.Memory({ initial: 1, maximum: 16384, shared: true })
@@ -82,7 +88,25 @@ class FakeModule implements LayaCoreModule {
   }
   shutDownThreads(): void {
     this.shutDown = true;
+    this.owner.shutDowns++;
   }
+  abiVersion(): number {
+    return this.owner.options.abiVersion ?? kLayaCoreAbi;
+  }
+  simd(): 'plain' {
+    return 'plain';
+  }
+  /** The converter is not faked: `laya-wasm quantize` is tested on the real module. */
+  readonly LayaQuantizer = class implements LayaQuantizerHandle {
+    constructor() {
+      throw new Error('the fake module has no LayaQuantizer');
+    }
+    plan(): string { return ''; }
+    quantize(): string { return ''; }
+    output(): Uint8Array { return new Uint8Array(); }
+    release(): void {}
+    delete(): void {}
+  };
 
   grow(bytes: number): void {
     const need = Math.ceil((bytes - this.memory.buffer.byteLength) / kPage);
@@ -294,6 +318,26 @@ export class FakeSession implements LayaSessionHandle {
   profile(): string {
     this.alive('profile');
     return JSON.stringify({ runs: 0, steps: [], profiling: this.profiling });
+  }
+
+  // The q8 streaming, the WebGPU replay and the worker's abort watch are not faked: the tests of
+  // those run the real module. A load that reaches one fails with an error naming it.
+  planWeightsQ8(): string { return this.missing('planWeightsQ8'); }
+  weightsStaged(): string { return this.missing('weightsStaged'); }
+  planOutside(): string { return this.missing('planOutside'); }
+  outsideCheckVector(): string { return this.missing('outsideCheckVector'); }
+  outsideProgram(): string { return this.missing('outsideProgram'); }
+  outsideBeginRequest(): string { return this.missing('outsideBeginRequest'); }
+  outsideBeginReplay(): string { return this.missing('outsideBeginReplay'); }
+  outsidePending(): string { return this.missing('outsidePending'); }
+  outsideSupply(): string { return this.missing('outsideSupply'); }
+  setAbortWatch(): void {
+    this.alive('setAbortWatch');
+  }
+
+  private missing(what: string): string {
+    this.alive(what);
+    return error('internal', `${what}: the fake module does not have it`);
   }
 
   delete(): void {

@@ -1,7 +1,7 @@
 // In-page helper (served to test pages by page-server.ts): the page's own record of the Workers
 // it starts and ends. trackWorkers() replaces globalThis.Worker with a subclass that notes each
 // worker's URL when constructed and marks it ended when terminate() is called, which is how the
-// package ends its workers (web/src/worker/worker-model.ts). It is the engine-neutral stand-in for
+// package ends its workers (web/src/worker/worker-engine.ts). It is the engine-neutral stand-in for
 // Playwright's page.workers() and 'worker' events, which only Chromium's protocol (CDP) offers.
 
 export interface TrackedWorker {

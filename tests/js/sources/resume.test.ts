@@ -40,7 +40,8 @@ async function serve(behaviour: FlakyBehaviour): Promise<FlakyServer> {
 
 async function load(origin: string, fake: FakeCore, options: LoadOptions = {}, runtime: Runtime = nodeRuntime): Promise<unknown> {
   return loadModelWith(runtime, { repo: 'org/tiny', hubUrl: origin }, { ...options, wasm: { factory: fake.factory } })
-    .then((model) => { model.dispose(); return null; }, (error: unknown) => error);
+    // model.stored: the Node download cache commits behind the load.
+    .then(async (model) => { model.dispose(); await model.stored; return null; }, (error: unknown) => error);
 }
 
 /** The requests for the weights file only. */

@@ -2,10 +2,11 @@
 // check): while a long predict holds this thread, another thread writes the call's abort word in a
 // SharedArrayBuffer, and the predict stops before its next step with an AbortError; the model then
 // answers as before. In the package the page writes the word and the worker runs the predict
-// (worker-model.ts); here a worker_threads thread stands in for the page.
+// (worker-engine.ts); here a worker_threads thread stands in for the page.
 import { Worker } from 'node:worker_threads';
-import { loadModelWith } from '../../../web/src/load.js';
-import type { LayaModel } from '../../../web/src/model.js';
+import type { InThreadEngine } from '../../../web/src/engine/in-thread-engine.js';
+import { loadEngineWith } from '../../../web/src/load.js';
+import { LayaModel } from '../../../web/src/model.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
 import { abortWordIndex, isMarkedAborted, kAbortWords, markAborted } from '../../../web/src/worker/abort-words.js';
 import { kTinyCheckpoint } from '../helpers/fixtures.js';
@@ -39,22 +40,27 @@ describe('abort words', () => {
 });
 
 describeWithCore('the engine watching an abort word', () => {
+  // The engine as the package's worker holds it, and a model asking it as the worker's calls do.
+  let engine: InThreadEngine;
   let model: LayaModel;
   beforeAll(async () => {
-    model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, threads: 1, onWarning: () => undefined });
+    const loaded = await loadEngineWith(nodeRuntime, { directory: kTinyCheckpoint }, { wasm: kWasm, threads: 1, onWarning: () => undefined },
+                                        { withWeights: true });
+    engine = loaded.engine;
+    model = new LayaModel(engine, loaded.config, loaded.warnings);
   });
   afterAll(() => model?.dispose());
 
   test('a word written during a long predict stops it within a step, and the next answers equal the unaborted ones', async () => {
     const small = manyQuestions(2);
     const wantSmall = await model.predictJson(kLongState, small);
-    // A predict of a second here, whatever the machine's speed (issue 22).
+    // A predict of a second here, whatever the machine's speed.
     const grown = await growUntilLong((questions) => model.predictJson(kLongState, questions), 1000);
     const [long, wantLong, fullMs] = [grown.questions, grown.result, grown.ms];
 
     const words = new Int32Array(new SharedArrayBuffer(kAbortWords * 4));
     const id = 41;
-    expect(model.watchAbort(words, abortWordIndex(id), id)).toBe(true);
+    engine.watchAbort(words, abortWordIndex(id), id);
     const writer = await writeLater(words, id, fullMs / 4);
     try {
       const started = performance.now();
@@ -66,12 +72,12 @@ describeWithCore('the engine watching an abort word', () => {
       expect(stoppedMs).toBeLessThan(fullMs / 2);
     } finally {
       await writer.terminate();
-      model.watchAbort(null);
+      engine.watchAbort(null);
     }
     // The word still holds the id: a call watching another id runs to the end.
-    expect(model.watchAbort(words, abortWordIndex(id + 1), id + 1)).toBe(true);
+    engine.watchAbort(words, abortWordIndex(id + 1), id + 1);
     expect(await model.predictJson(kLongState, long)).toBe(wantLong);
-    model.watchAbort(null);
+    engine.watchAbort(null);
     expect(await model.predictJson(kLongState, small)).toBe(wantSmall);
   }, 60_000);
 });

@@ -1,10 +1,11 @@
 // A model loaded with { worker: true } whose page store is still committing the load's files
 // (LayaPipeline.stored) when it is disposed: its worker frees the model but is ended only once the
 // store is done, or after kStoreAfterDisposeMs with a warning; a model whose store is done ends its
-// worker at once. Checked on WorkerModel with a stand-in Worker that records what it is sent.
+// worker at once. Checked on a model over a WorkerEngine with a stand-in Worker that records what it is sent.
 import { jest } from '@jest/globals';
 import type { FromWorker, Loaded, ToWorker } from '../../../web/src/worker/protocol.js';
-import { WorkerModel, kStoreAfterDisposeMs } from '../../../web/src/worker/worker-model.js';
+import { LayaModel } from '../../../web/src/model.js';
+import { WorkerEngine, kStoreAfterDisposeMs } from '../../../web/src/worker/worker-engine.js';
 
 class RecordingWorker {
   readonly sent: ToWorker[] = [];
@@ -25,11 +26,12 @@ class RecordingWorker {
 
 /** What the worker sends when its load ends; `stored`: the store had nothing left to commit. */
 const loadedMessage = (stored: boolean): Loaded => ({
-  config: {}, warnings: [], simd: 'plain', threads: 1, memory: {}, profile: {}, stored,
+  config: {}, warnings: [], simd: 'plain', backend: 'wasm', threads: 1, memory: {}, profile: {}, stored,
 } as unknown as Loaded);
 
-function modelOver(worker: RecordingWorker, warnings: string[] = [], stored = false): WorkerModel {
-  return new WorkerModel(worker as unknown as Worker, loadedMessage(stored), null, (w) => warnings.push(w));
+function modelOver(worker: RecordingWorker, warnings: string[] = [], stored = false): LayaModel {
+  const loaded = loadedMessage(stored);
+  return new LayaModel(new WorkerEngine(worker as unknown as Worker, loaded, null, (w) => warnings.push(w)), loaded.config, loaded.warnings);
 }
 
 const settledYet = async (promise: Promise<void>): Promise<boolean> => {

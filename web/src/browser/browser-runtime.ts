@@ -1,9 +1,10 @@
-// The browser side of the Runtime: no directories (pick files instead), the page's store (store/: the
-// Cache API or the OPFS) as the download cache, and the wasm module: by default its ES-module build, imported so that bundlers
-// emit its files (esm-module.ts); given options.wasm.moduleUrl (or another location), the classic
-// script there (the MODULARIZE output defines a global createLayaCore, or createLayaCoreMt for the
-// pthreads build on cross-origin-isolated pages; their relaxed-SIMD builds define
-// createLayaCoreRelaxed / createLayaCoreMtRelaxed); or the factory given.
+// The browser side of the Runtime: no directories (pick files instead), the page's store (the Cache
+// API or the OPFS: browser/store/) as the download cache, and the wasm module: by default its
+// ES-module build, imported so that bundlers emit its files (esm-module.ts); given
+// options.wasm.moduleUrl (or another location), the classic script there (the MODULARIZE output
+// defines a global createLayaCore, or createLayaCoreMt for the pthreads build on cross-origin-
+// isolated pages; their relaxed-SIMD builds define createLayaCoreRelaxed /
+// createLayaCoreMtRelaxed); or the factory given.
 import type { LayaCoreFactory, LayaCoreFactoryOptions } from '../core/laya-core.js';
 import { relaxedSibling, relaxedUnavailableReason, type SimdVariant } from '../core/simd.js';
 import { threadedModuleBlocker } from '../core/threads.js';

@@ -1,15 +1,14 @@
 // How many threads help on this device, for the default thread count. Chromium and Firefox report
 // the logical cores in navigator.hardwareConcurrency (Firefox's fingerprinting guard reports fewer,
 // never more). WebKit does not: it reports a rounded figure (4 on a 2-core machine, 8 on larger
-// Macs; historically 2 on iOS), and a pool larger than the cores it runs on is slower than one that
+// Macs, 2 on older iOS), and a pool larger than the cores it runs on is slower than one that
 // fits (each step waits for its slowest part, and a thread that shares a core finishes last). So in
 // WebKit the package counts, once per page, how many busy workers actually run at once: one worker
 // spins for a window and counts its loop turns, then `hardwareConcurrency` workers spin together;
-// their total over the lone worker's is the cores they got. That costs about 0.1 s, once.
+// their total over the lone worker's is the cores they got (a fraction of a second, once).
 // The count corrects the padding, not the load: other programs busy at that moment lower it for
 // the page's whole life, so it is never taken below 2 (where 2 are reported), the count Chromium
-// and Firefox would use on the same machine whatever its load. Measured on a 2-core machine with
-// JSC's SharedArrayBuffer on: 4 threads took 6.5-8.5 s per 128-token question, 2 threads 4.9 s.
+// and Firefox would use on the same machine whatever its load (the figures: docs/performance.md).
 // `threads` in the load options overrides it.
 
 /** How long each worker spins per measurement. */

@@ -45,9 +45,6 @@ export async function runQuantize(model: string, out: string, wasm: WasmOptions,
   const target = join(out, kWeightsFile);
   const partial = `${target}.partial`;
   const { core } = await nodeRuntime.createCore(wasm, 1);
-  if (core.LayaQuantizer === undefined) {
-    throw new LayaError('internal', 'quantize: this wasm module has no LayaQuantizer (built before q8)');
-  }
   const quantizer: LayaQuantizerHandle = new core.LayaQuantizer();
   const input = await openOrThrow(source);
   let output: Awaited<ReturnType<typeof open>> | undefined;

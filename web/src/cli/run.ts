@@ -8,13 +8,14 @@ import type { LayaModel, LayaPipeline } from '../model.js';
 import { nodeRuntime } from '../node/node-runtime.js';
 import type { LoadOptions } from '../options.js';
 import type { ResponseShape } from '../request.js';
-import { cacheRoot } from '../node/file-cache.js';
+import { cacheRoot } from '../node/cache-folder.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { parseArgs, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
 import { isRemote, modelSource, type Environment } from './model-source.js';
 import { progressPrinter, type ProgressPrinter } from './progress-line.js';
 import { runParity } from './parity.js';
 import { runQuantize } from './quantize.js';
+import { routeCommand } from './route-command.js';
 
 export const kUsage = `Usage: laya-wasm <command> [options]
 
@@ -30,6 +31,11 @@ Commands:
   quantize --model <dir> --out <dir>
       Writes the q8 checkpoint (8-bit weights, one scale per 64 inputs; docs/q8-format.md) of an
       F32, F16 or BF16 one into <dir>, configs and tokenizer copied; progress on stderr.
+  route (--state <text|@file> | --state-json <json|@file>) [--model NAME] [--task T] [--lang L]
+        [--questions <json|@file>] [--default english|multilingual|typed-decisions]
+      Prints which checkpoint upstream's Router would answer the state with, and why: its routing
+      object {model, repo, reason, detection, workflow}, as upstream's JSON writes it. Loads nothing;
+      --model here is a checkpoint name or alias (english, multilingual, typed-decisions, en, ...).
   parity --model <dir> --cases <cases.jsonl> --recorded <recorded.jsonl> [--out <results.jsonl>]
       Compares prepared ids/markers and answers rebuilt from recorded outputs with the recordings.
       Needs only the configs and tokenizer in <dir>.
@@ -61,6 +67,7 @@ const kCommands: Record<string, CommandSpec> = {
   embed: { required: ['model', 'texts'], optional: ['max-length'] },
   parity: { required: ['model', 'cases', 'recorded'], optional: ['out'] },
   quantize: { required: ['model', 'out'], optional: [] },
+  route: { required: [], optional: ['state', 'state-json', 'model', 'task', 'lang', 'questions', 'default'] },
 };
 
 export interface CliIo {
@@ -101,6 +108,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const flag = (name: string): string | undefined => args.flags.get(name);
+  if (args.command === 'route') {
+    const questions = flag('questions');
+    io.stdout(`${routeCommand({
+      state: await stateArgument(flag('state'), flag('state-json'), 'route'),
+      model: flag('model'), task: flag('task'), lang: flag('lang'), default: flag('default'),
+      questions: questions === undefined ? undefined : await jsonArgument(questions, '--questions'),
+    })}\n`);
+    return 0;
+  }
   const model = modelSource(flag('model') as string, io.env ?? {});
   // A fetched model shows its progress on stderr; warnings then go below the progress line.
   const progress = isRemote(model) ? progressPrinter(io.stderr, io.stderrIsTerminal ?? false) : undefined;
@@ -221,6 +237,8 @@ async function withModel<T>(source: CheckpointSource, options: LoadOptions, use:
     return await use(model);
   } finally {
     model.dispose();
+    // The download cache commits behind the load: the command ends with every file kept.
+    await model.stored;
   }
 }
 
@@ -230,6 +248,8 @@ async function withPipeline<T>(source: CheckpointSource, options: LoadOptions, u
     return await use(pipeline);
   } finally {
     pipeline.dispose();
+    // The download cache commits behind the load: the command ends with every file kept.
+    await pipeline.stored;
   }
 }
 
@@ -246,8 +266,9 @@ async function jsonArgument(value: string, flag: string): Promise<string> {
   return value.startsWith('@') ? readText(value.slice(1), flag) : value;
 }
 
-async function stateArgument(text: string | undefined, json: string | undefined): Promise<string | { json: string }> {
-  if ((text === undefined) === (json === undefined)) throw new UsageError('predict: give exactly one of --state and --state-json');
+async function stateArgument(text: string | undefined, json: string | undefined,
+                             command = 'predict'): Promise<string | { json: string }> {
+  if ((text === undefined) === (json === undefined)) throw new UsageError(`${command}: give exactly one of --state and --state-json`);
   if (json !== undefined) return { json: await jsonArgument(json, '--state-json') };
   const value = text as string;
   if (!value.startsWith('@')) return value;

@@ -2,7 +2,13 @@
 // 3.1.6 cannot emit it (docs/toolchain.md "Emscripten 3.1.6 (Debian)"). Every session method
 // takes plain values and returns a string: "" or JSON text on success,
 // '{"error":{"code","message"}}' on failure; numeric results (embedded()) come as a Float32Array
-// instead.
+// instead. The package ships the module it was built with; load() refuses any other version.
+
+/**
+ * The version of the surface declared here; the module reports its own (abiVersion()), set in
+ * cpp/bind/abi_version.h: bump both together whenever the surface changes.
+ */
+export const kLayaCoreAbi = 1;
 
 /** The options of the MODULARIZE factory that this package uses. */
 export interface LayaCoreFactoryOptions {
@@ -28,8 +34,10 @@ export interface LayaCoreModule {
   /** wasm memory. Re-read after every call that may grow memory: old views go stale. */
   readonly HEAPU8: Uint8Array;
   readonly LayaSession: new () => LayaSessionHandle;
-  /** `laya-wasm quantize`'s converter (docs/q8-format.md); absent from modules built before q8. */
-  readonly LayaQuantizer?: new () => LayaQuantizerHandle;
+  /** `laya-wasm quantize`'s converter (docs/q8-format.md). */
+  readonly LayaQuantizer: new () => LayaQuantizerHandle;
+  /** The version of this surface the module implements (kLayaCoreAbi). */
+  abiVersion(): number;
   /** Threads for every session's forward passes, the caller included. "" or an error. */
   setThreads(threads: number): string;
   /** The module's thread count now. */
@@ -38,8 +46,8 @@ export interface LayaCoreModule {
   availableThreads(): number;
   /** Joins and terminates the module's workers; call it when the module is thrown away. */
   shutDownThreads(): void;
-  /** Which build this is (laya-core-relaxed.js / laya-core-mt-relaxed.js: "relaxed"); absent before issue 15. */
-  simd?(): 'relaxed' | 'plain';
+  /** Which build this is (laya-core-relaxed.js / laya-core-mt-relaxed.js: "relaxed"). */
+  simd(): 'relaxed' | 'plain';
 }
 
 export interface LayaSessionHandle {
@@ -63,11 +71,11 @@ export interface LayaSessionHandle {
    * planWeights that quantizes a float checkpoint to q8 while it streams in (docs/q8-format.md):
    * the plan then also has "stagePointer" and "stageBytes": the data section is written through
    * that window instead of at pointer, each window reported with weightsStaged. A q8 checkpoint
-   * plans as with planWeights. Absent from modules built before q8.
+   * plans as with planWeights.
    */
-  planWeightsQ8?(headerBytes: Uint8Array, fileSize: number): string;
+  planWeightsQ8(headerBytes: Uint8Array, fileSize: number): string;
   /** The next `bytes` of the data section are in the staging window: quantized now. "" on success. */
-  weightsStaged?(bytes: number): string;
+  weightsStaged(bytes: number): string;
   /** After every data byte is written: binds the model. "" on success. */
   finishWeights(): string;
   /**
@@ -75,19 +83,19 @@ export interface LayaSessionHandle {
    * header is validated as planWeights does, nothing is allocated, and the result is the GpuModel
    * JSON (web/src/webgpu/program.ts). The session then answers by replay (cpp/session/outside_runs.h).
    */
-  planOutside?(headerBytes: Uint8Array, fileSize: number): string;
+  planOutside(headerBytes: Uint8Array, fileSize: number): string;
   /** A 1-D weight's bytes as the outside backend received them, checked finite as binding does. "" on success. */
-  outsideCheckVector?(index: number, bytes: Uint8Array): string;
+  outsideCheckVector(index: number, bytes: Uint8Array): string;
   /** A graph planned for the bucket of these row counts: the GpuProgram JSON. */
-  outsideProgram?(graph: 'decision' | 'embedding', tokens: number, seqs: number, markers: number): string;
+  outsideProgram(graph: 'decision' | 'embedding', tokens: number, seqs: number, markers: number): string;
   /** A request starts: every supplied output is forgotten. "" on success. */
-  outsideBeginRequest?(): string;
+  outsideBeginRequest(): string;
   /** A run of the same request starts again. "" on success. */
-  outsideBeginReplay?(): string;
+  outsideBeginReplay(): string;
   /** The batches the last run waits for: JSON [{graph, index, ids, seqStarts, markers, markerStarts, qtypes}]. */
-  outsidePending?(): string;
+  outsidePending(): string;
   /** A pending batch's outputs: decision batches their logits then act rows, embedding batches their pooled rows. "" on success. */
-  outsideSupply?(graph: 'decision' | 'embedding', index: number, outputs: Float32Array): string;
+  outsideSupply(graph: 'decision' | 'embedding', index: number, outputs: Float32Array): string;
   /**
    * A raw forward pass (fixture-format inputs), the sequences packed into one batch:
    * '{"logits": [n per decision], "act": [n per decision], "pooled": [n per embedding]}'; the
@@ -134,9 +142,8 @@ export interface LayaSessionHandle {
   /**
    * The calls that follow stop before their next step, with an "aborted" error, once flags[index]
    * holds `id` (read with Atomics.load; web/src/worker/abort-words.ts); null stops watching.
-   * Absent from modules built before issue 13.
    */
-  setAbortWatch?(flags: Int32Array | null, index: number, id: number): void;
+  setAbortWatch(flags: Int32Array | null, index: number, id: number): void;
   /** Frees everything (embind). */
   delete(): void;
 }

@@ -1,4 +1,4 @@
-// Which build of the module a load runs (issue 15): the relaxed-SIMD one (laya-core-relaxed.js,
+// Which build of the module a load runs: the relaxed-SIMD one (laya-core-relaxed.js,
 // laya-core-mt-relaxed.js: the GEMM and attention multiply-adds are f32x4.relaxed_madd, fused where
 // the CPU has FMA) where the engine accepts relaxed SIMD, the plain-SIMD one (laya-core.js,
 // laya-core-mt.js) elsewhere. A module holding one relaxed opcode fails to compile where relaxed

@@ -1,4 +1,4 @@
-// How many threads a load runs with, decided once per load (issue 7): the pthreads module
+// How many threads a load runs with, decided once per load: the pthreads module
 // (laya-core-mt.js) where SharedArrayBuffer exists (Node; browsers only when the page is
 // cross-origin isolated), the single-threaded SIMD module (laya-core.js) otherwise.
 import type { WasmOptions } from '../options.js';

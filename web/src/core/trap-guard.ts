@@ -14,8 +14,6 @@ export interface GuardedSession {
 
 export function guardTraps(session: LayaSessionHandle): GuardedSession {
   let trapped: string | null = null;
-  // A WorkerModel's own handle holds no session: the model in its worker guards the real one.
-  if (typeof session !== 'object' || session === null) return { session, trapped: () => trapped };
   const guarded = new Proxy(session, {
     get(target, key) {
       const value = Reflect.get(target, key) as unknown;

@@ -1,5 +1,5 @@
 // A checkpoint in a local directory (Node): <directory>/<file>, read with fs straight into wasm
-// memory. Also how cached downloads are read back (node/file-cache.ts).
+// memory.
 import { open, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LayaError, describeError } from '../errors.js';

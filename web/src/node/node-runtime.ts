@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LayaCoreFactory } from '../core/laya-core.js';
 import { relaxedSibling, relaxedUnavailableReason, type SimdVariant } from '../core/simd.js';
@@ -16,15 +16,18 @@ import type { ResolvedLoadOptions, WasmOptions } from '../options.js';
 import { kThreadedModuleFile, locateCommon, type CreatedCore, type Runtime } from '../runtime.js';
 import type { CheckpointLocation, CheckpointSource, DirectorySource } from '../sources/checkpoint-source.js';
 import { HttpLocation } from '../sources/http-location.js';
+import { StoredLocation } from '../store/stored-location.js';
+import { cacheFolderName, cacheRoot } from './cache-folder.js';
 import { DirectoryLocation } from './directory-location.js';
-import { FileCacheLocation, cacheRoot } from './file-cache.js';
+import { DirectoryStore } from './directory-store.js';
 
 export const nodeRuntime: Runtime = {
   async locate(source: CheckpointSource, options: ResolvedLoadOptions): Promise<CheckpointLocation> {
     const common = locateCommon(source, options);
     if (common === null) return new DirectoryLocation((source as DirectorySource).directory);
     if (common instanceof HttpLocation && options.cache !== false) {
-      return new FileCacheLocation(common, cacheRoot(options.cache), options.onWarning);
+      const directory = join(cacheRoot(options.cache), cacheFolderName(common.urls.base));
+      return new StoredLocation(common, new DirectoryStore(directory, common.urls), { onWarning: options.onWarning });
     }
     return common;
   },

@@ -19,6 +19,7 @@ export const kWeightsFile: CheckpointFileName = 'model.safetensors';
 
 /** A Hugging Face Hub repository: files at `<hubUrl>/<repo>/resolve/<revision>/<subfolder/><file>`. */
 export interface HubSource {
+  /** "owner/name", e.g. "convaiinnovations/laya". */
   repo: string;
   /** A branch, tag or commit. Default "main". */
   revision?: string;
@@ -46,6 +47,7 @@ export interface FilesSource {
   files: Iterable<File> | ArrayLike<File> | Record<string, Blob> | Map<string, Blob>;
 }
 
+/** Where load() reads a checkpoint's five files from (kCheckpointFiles). */
 export type CheckpointSource = HubSource | UrlSource | DirectorySource | FilesSource;
 
 export interface OpenOptions {
@@ -76,7 +78,7 @@ export interface CheckpointLocation {
   /** Opens one file. Missing file: LayaError invalid_checkpoint naming it. */
   open(file: CheckpointFileName, options: OpenOptions): Promise<OpenedFile>;
   /**
-   * Where files are stored behind the load (the page's store): settles once every file this
+   * Where files are stored behind the load (store/stored-location.ts): settles once every file this
    * location began storing is committed or given up. Never rejects: a failure is a warning.
    */
   storing?(): Promise<void>;

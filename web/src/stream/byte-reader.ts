@@ -34,9 +34,9 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
 
 /**
  * Gives a spent buffer's memory back now rather than at the engine's next collection, by detaching
- * it (ArrayBuffer.prototype.transfer(0), where the engine has it). JavaScriptCore let a load's
- * spent chunks, 0.85 GB of them, pile up beside the wasm memory: a WebKit page's peak was twice
- * the checkpoint. Only for a buffer that nothing else still reads.
+ * it (ArrayBuffer.prototype.transfer(0), where the engine has it). JavaScriptCore collects late:
+ * a load's spent chunks, as many bytes as the checkpoint, would pile up beside the wasm memory and
+ * double a WebKit page's peak. Only for a buffer that nothing else still reads.
  */
 export function releaseBuffer(buffer: ArrayBufferLike): void {
   const transfer = (buffer as { transfer?: (length: number) => ArrayBuffer }).transfer;

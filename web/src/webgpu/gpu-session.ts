@@ -1,5 +1,5 @@
 /// <reference types="@webgpu/types" />
-// The WebGPU backend as the model sees it. The C++ session keeps everything a request is (rows,
+// The WebGPU backend as an in-thread engine runs it (a ForwardRunner, engine/forward-runner.ts). The C++ session keeps everything a request is (rows,
 // batching, shortlists, answers) and plans every bucket with the seed's planner; its weights were
 // never in wasm memory but streamed to GPU buffers. A call runs by replay
 // (cpp/session/outside_runs.h): the session's method runs, says which batches it waits for, the
@@ -12,7 +12,8 @@ import { readHeader } from '../weights-streamer.js';
 import { requestGpuDevice, type GpuDevice } from './gpu-device.js';
 import { GpuExecutor, type GpuKernelOptions } from './gpu-executor.js';
 import { GpuWeights } from './gpu-weights.js';
-import type { StepProfile } from '../request.js';
+import type { ForwardRunner } from '../engine/forward-runner.js';
+import type { MemoryReport, StepProfile } from '../request.js';
 import type { GpuBatch, GpuModel, GpuOutputs, GpuProgram } from './program.js';
 import { stepGflop } from './step-gflop.js';
 
@@ -41,7 +42,8 @@ const kCompiledRows = [1, 64, 128, 256, 512];
 /** A request that needs more rounds than this is a replay that does not converge: a bug. */
 const kMaxRounds = 16;
 
-export class GpuSession {
+export class GpuSession implements ForwardRunner {
+  readonly backend = 'webgpu';
   readonly gpu: GpuDevice;
   private readonly session: LayaSessionHandle;
   private readonly weights: GpuWeights;
@@ -73,23 +75,28 @@ export class GpuSession {
     return this.weights.bytes;
   }
 
+  /** The session's report with the GPU's weights added (wasm memory holds none of them). */
+  memory(report: MemoryReport): MemoryReport {
+    return { ...report, gpuWeightsBytes: this.weightBytes };
+  }
+
   /**
    * `call` is a synchronous session method (predict, embed, forward, ...) returning its text; it is
    * run until the session waits for no batch, each round's batches run on the GPU in between.
    */
   async run(call: () => string, what: string, signal?: AbortSignal): Promise<string> {
     const session = this.session;
-    expectEmptyResult(required(session.outsideBeginRequest, 'outsideBeginRequest').call(session), what);
+    expectEmptyResult(session.outsideBeginRequest(), what);
     for (let round = 0; round < kMaxRounds; ++round) {
       throwIfAborted(signal);
-      expectEmptyResult(required(session.outsideBeginReplay, 'outsideBeginReplay').call(session), what);
+      expectEmptyResult(session.outsideBeginReplay(), what);
       const result = call();
-      const pending = parseSessionJson<PendingBatch[]>(required(session.outsidePending, 'outsidePending').call(session), what);
+      const pending = parseSessionJson<PendingBatch[]>(session.outsidePending(), what);
       if (pending.length === 0) return result;
       for (const p of pending) {
         throwIfAborted(signal);
         const outputs = await this.runBatch(p);
-        expectEmptyResult(required(session.outsideSupply, 'outsideSupply').call(session, p.graph, p.index, outputs), what);
+        expectEmptyResult(session.outsideSupply(p.graph, p.index, outputs), what);
       }
     }
     throw new LayaError('internal', `${what}: the request still waited for GPU batches after ${kMaxRounds} rounds`);
@@ -154,7 +161,7 @@ export class GpuSession {
    * bucket, however many row counts arrive.
    */
   private program(graph: GraphName, tokens: number, seqs: number, markers: number): GpuProgram {
-    const text = required(this.session.outsideProgram, 'outsideProgram').call(this.session, graph, tokens, seqs, markers);
+    const text = this.session.outsideProgram(graph, tokens, seqs, markers);
     const known = this.programs.get(text);
     if (known !== undefined) return known;
     const program = parseSessionJson<GpuProgram>(text, `${graph} program`);
@@ -187,7 +194,7 @@ export async function loadWeightsToGpu(session: LayaSessionHandle, opened: Opene
   try {
     const { header, size } = await readHeader(session, opened);
     throwIfAborted(signal);
-    const model = parseSessionJson<GpuModel>(required(session.planOutside, 'planOutside').call(session, header, size),
+    const model = parseSessionJson<GpuModel>(session.planOutside(header, size),
                                              `${opened.file} header`);
     weights = await GpuWeights.create(gpu, model);
     const vectors = new VectorCopies(model);
@@ -203,7 +210,7 @@ export async function loadWeightsToGpu(session: LayaSessionHandle, opened: Opene
     // A NaN or Inf norm weight or bias makes every output non-finite: refused at load, as on wasm,
     // by the engine's own check.
     vectors.forEach((index, bytes) => {
-      expectEmptyResult(required(session.outsideCheckVector, 'outsideCheckVector').call(session, index, bytes), 'loading the weights');
+      expectEmptyResult(session.outsideCheckVector(index, bytes), 'loading the weights');
     });
     await weights.finish();
     const loaded = new GpuSession(session, gpu, weights, kernels);
@@ -250,10 +257,6 @@ class VectorCopies {
   }
 }
 
-function required<F>(method: F | undefined, name: string): F {
-  if (method === undefined) throw new LayaError('internal', `backend 'webgpu' needs a wasm module with ${name}`);
-  return method;
-}
 
 function need(out: GpuOutputs, key: keyof GpuOutputs, p: PendingBatch): Float32Array {
   const v = out[key];

@@ -3,7 +3,7 @@
 // signal aborts; the engine reads that word (Atomics.load) before every step and stops the run
 // when it holds the id (cpp/bind/embind.cc setAbortWatch). Ids only grow, so a word left from an
 // earlier call never stops a later one. Without SharedArrayBuffer (a page that is not
-// cross-origin isolated) there are no words: see worker-model.ts for what an abort does then.
+// cross-origin isolated) there are no words: see worker-engine.ts for what an abort does then.
 import { sharedMemoryAvailable } from '../core/threads.js';
 
 /**

@@ -1,7 +1,7 @@
-// What crosses between a WorkerModel and its worker, and back again unchanged: load options and
-// sources (no functions; URLs made absolute against the page, whose base the worker lacks), call
-// options without their signal, errors as the caller would have caught them without a worker, and
-// forward()'s outputs packed into one transferable Float32Array.
+// What crosses between a WorkerEngine and its worker, and back again unchanged: load options and
+// sources (no functions; URLs made absolute against the page, whose base the worker lacks), errors
+// as the caller would have caught them without a worker, and forward()'s outputs packed into one
+// transferable Float32Array. Calls cross as the model encoded them (engine/model-engine.ts).
 import { LayaError, isLayaErrorCode } from '../errors.js';
 import type { LoadOptions } from '../options.js';
 import type { ForwardResult } from '../request.js';
@@ -49,13 +49,6 @@ export function unpackForward(packed: PackedForward): ForwardResult {
   const expected = packed.logits.map((n, i) => ({ logits: take(n), act: take(packed.act[i] as number) }));
   const embedExpected = packed.pooled.map((n) => ({ pooled: take(n) }));
   return { expected, embed_expected: embedExpected };
-}
-
-/** Call options without the signal (which stays on this thread) and anything else not cloneable. */
-export function plain(options: object | undefined): unknown {
-  if (options === undefined || options === null || typeof options !== 'object') return options;
-  const { signal: _signal, ...rest } = options as { signal?: unknown };
-  return rest;
 }
 
 /** A source the worker reads the same: URLs made absolute against this page (the worker's base differs). */

@@ -1,12 +1,11 @@
-// The package's own worker (a module Worker started by worker-model.ts): loads one checkpoint with
-// the browser runtime and answers the calls of its WorkerModel in the order they come
-// (protocol.ts). Each call runs with its abort word watched by the engine (abort-words.ts), so an
-// abort from the page stops a forward pass before its next step.
+// The package's own worker (a module Worker started by worker-engine.ts): loads one checkpoint with
+// the browser runtime into an in-thread engine and answers the calls of its WorkerEngine in the
+// order they come (protocol.ts). Each call runs with its abort word watched by the engine
+// (abort-words.ts), so an abort from the page stops a forward pass before its next step.
 import { browserRuntime } from '../browser/browser-runtime.js';
+import type { InThreadEngine } from '../engine/in-thread-engine.js';
 import { LayaError } from '../errors.js';
-import { loadModelWith } from '../load.js';
-import type { LayaModel } from '../model.js';
-import { predictShortlistJson } from '../shortlist.js';
+import { loadEngineWith } from '../load.js';
 import { abortWordIndex, isMarkedAborted } from './abort-words.js';
 import { crossingError, packForward } from './crossing.js';
 import type { FromWorker, ModelState, PackedForward, ToWorker } from './protocol.js';
@@ -17,7 +16,7 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-let model: LayaModel | null = null;
+let engine: InThreadEngine | null = null;
 /** Set by 'dispose': the calls still queued are skipped. */
 let disposed = false;
 let abortWords: Int32Array | null = null;
@@ -39,8 +38,8 @@ scope.onmessage = (event) => {
     // Read at once: the calls queued behind a running one never start; the model is freed after it.
     disposed = true;
     queue = queue.then(() => {
-      model?.dispose();
-      model = null;
+      engine?.dispose();
+      engine = null;
     });
     return;
   }
@@ -50,23 +49,24 @@ scope.onmessage = (event) => {
 async function runLoad(message: ToWorker & { type: 'load' }): Promise<void> {
   abortWords = message.abortWords;
   try {
-    const loaded = await loadModelWith(browserRuntime, message.source, {
+    const loaded = await loadEngineWith(browserRuntime, message.source, {
       ...message.options,
       signal: loadAbort.signal,
       onProgress: (event) => scope.postMessage({ type: 'progress', id: 0, event }),
       onWarning: (text) => scope.postMessage({ type: 'warning', id: 0, message: text }),
-    });
-    model = loaded;
+    }, { withWeights: true });
+    engine = loaded.engine;
     // The store's commit runs behind the load: a caller that disposes the model keeps this worker
     // until it is told the store is done ('stored'), or told at once where it already is (a load
     // that stored nothing settles before the next task).
-    const stored = await Promise.race([loaded.stored.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 0, false))]);
-    if (!stored) void loaded.stored.then(() => scope.postMessage({ type: 'stored', id: 0 }));
+    const { stored: storing } = loaded.engine;
+    const stored = await Promise.race([storing.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 0, false))]);
+    if (!stored) void storing.then(() => scope.postMessage({ type: 'stored', id: 0 }));
     scope.postMessage({
       type: 'loaded', id: 0,
       loaded: {
-        config: loaded.config, warnings: [...loaded.warnings], simd: loaded.simd, threads: loaded.threads, ...stateOf(loaded),
-        ...backendOf(loaded), stored,
+        config: loaded.config, warnings: [...loaded.warnings], simd: engine.simd, threads: engine.threads(),
+        backend: engine.backend, ...stateOf(engine), stored,
       },
     });
   } catch (error) {
@@ -84,57 +84,38 @@ async function runCall(message: ToWorker & { type: 'call' }): Promise<void> {
     return;
   }
   try {
-    if (model === null) throw new LayaError('internal', `${message.method}: the worker has no model loaded`);
-    if (abortWords !== null) model.watchAbort(abortWords, abortWordIndex(id), id);
-    const { value, transfer } = await run(model, message);
-    scope.postMessage({ type: 'result', id, value, state: stateOf(model) }, transfer);
+    if (engine === null) throw new LayaError('internal', `${message.method}: the worker has no model loaded`);
+    if (abortWords !== null) engine.watchAbort(abortWords, abortWordIndex(id), id);
+    const { value, transfer } = await run(engine, message);
+    scope.postMessage({ type: 'result', id, value, state: stateOf(engine) }, transfer);
   } catch (error) {
     scope.postMessage({ type: 'error', id, error: crossingError(error) });
   } finally {
-    if (abortWords !== null) model?.watchAbort(null);
+    if (abortWords !== null) engine?.watchAbort(null);
   }
 }
 
 type Call = ToWorker & { type: 'call' };
 
-/** One call on the model; typed arrays in the answer are transferred, not copied. */
-async function run(m: LayaModel, call: Call): Promise<{ value: string | Float32Array[] | PackedForward | null; transfer: Transferable[] }> {
-  const text = (value: string): { value: string; transfer: Transferable[] } => ({ value, transfer: [] });
-  const state = (s: { text: string; isJson: boolean }): unknown => (s.isJson ? { json: s.text } : s.text);
-  const options = call.method === 'setProfiling' ? undefined : (call.options as never);
+/** One call on the engine; typed arrays in the answer are transferred, not copied. */
+async function run(e: InThreadEngine, call: Call): Promise<{ value: string | Float32Array[] | PackedForward | null; transfer: Transferable[] }> {
   switch (call.method) {
-    case 'predictJson':
-      return text(await m.predictJson(state(call.state), { json: call.questions }, options));
-    case 'prepareJson':
-      return text(await m.prepareJson(state(call.state), { json: call.questions }, options));
-    case 'answerJson':
-      return text(await m.answerJson(state(call.state), { json: call.questions }, { json: call.outputs }, options));
-    case 'predictShortlistJson':
-      return text(await predictShortlistJson(m, state(call.state), { json: call.questions }, options));
+    case 'setProfiling':
+      e.setProfiling(call.on);
+      return { value: null, transfer: [] };
     case 'embed': {
-      const rows = await m.embed(call.texts as string[], options);
+      const rows = await e.run(call);
       return { value: rows, transfer: rows.map((row) => row.buffer) };
     }
-    case 'embedJson':
-      return text(await m.embedJson(call.texts as string[], options));
     case 'forward': {
-      const packed = packForward(await m.forward({ json: call.inputs }, options));
+      const packed = packForward(await e.run(call));
       return { value: packed, transfer: [packed.floats.buffer] };
     }
-    case 'forwardJson':
-      return text(await m.forwardJson({ json: call.inputs }, options));
-    case 'setProfiling':
-      m.setProfiling(call.on);
-      return { value: null, transfer: [] };
+    default:
+      return { value: await e.run(call), transfer: [] };
   }
 }
 
-/** The model's backend where it reports one (read generically: the field is newer than this file). */
-function backendOf(m: LayaModel): { backend?: string } {
-  const backend = (m as { backend?: unknown }).backend;
-  return typeof backend === 'string' ? { backend } : {};
-}
-
-function stateOf(m: LayaModel): ModelState {
-  return { memory: m.memory(), profile: m.profile() };
+function stateOf(e: InThreadEngine): ModelState {
+  return { memory: e.memory(), profile: e.profile() };
 }

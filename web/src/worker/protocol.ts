@@ -1,8 +1,9 @@
-// The messages between a model loaded with `{ worker: true }` (worker-model.ts, on the caller's
-// thread) and the package's worker (laya-worker.ts). Calls run in the worker one at a time in the
+// The messages between a model loaded with `{ worker: true }` (its WorkerEngine, worker-engine.ts,
+// on the caller's thread) and the package's worker (laya-worker.ts). Calls run in the worker one at a time in the
 // order sent; every message carries the id of the call it belongs to (the load is call 0).
 import type { LayaConfigSummary } from '../config-summary.js';
 import type { SimdVariant } from '../core/simd.js';
+import type { Backend, EngineCall } from '../engine/model-engine.js';
 import type { LoadOptions, LoadProgressEvent, WasmOptions } from '../options.js';
 import type { MemoryReport, StepProfile } from '../request.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
@@ -12,20 +13,8 @@ export type WorkerLoadOptions = Omit<LoadOptions, 'onProgress' | 'onWarning' | '
   wasm: Omit<WasmOptions, 'factory' | 'validate'>;
 };
 
-/** The methods a call message may name: LayaModel's, each taking the arguments listed. */
-export type WorkerCall =
-  | { method: 'predictJson' | 'prepareJson'; state: EncodedStateArg; questions: string; options: unknown }
-  | { method: 'answerJson'; state: EncodedStateArg; questions: string; outputs: string; options: unknown }
-  | { method: 'predictShortlistJson'; state: EncodedStateArg; questions: string; options: unknown }
-  | { method: 'embed' | 'embedJson'; texts: unknown; options: unknown }
-  | { method: 'forward' | 'forwardJson'; inputs: string; options: unknown }
-  | { method: 'setProfiling'; on: boolean };
-
-/** A state as the engine reads it: text, or JSON text kept as written. */
-export interface EncodedStateArg {
-  text: string;
-  isJson: boolean;
-}
+/** What a call message asks of the worker's engine: one of its calls, or turning its profiling on or off. */
+export type WorkerCall = EngineCall | { method: 'setProfiling'; on: boolean };
 
 export type ToWorker =
   | {
@@ -65,8 +54,8 @@ export interface Loaded extends ModelState {
   warnings: string[];
   simd: SimdVariant;
   threads: number;
-  /** Where the worker's model runs its forward passes (LayaModel.backend, where the model has it). */
-  backend?: string;
+  /** Where the worker's engine runs its forward passes (LayaPipeline.backend). */
+  backend: Backend;
   /** The store had nothing left to commit when the load ended (else 'stored' follows). */
   stored: boolean;
 }

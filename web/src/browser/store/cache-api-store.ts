@@ -3,8 +3,8 @@
 // so the download never waits for the disk beyond that bound. cache.put commits the entry only
 // when the body ends; the record (size, ETag, Last-Modified) travels in the entry's headers and
 // find() checks the stored body's length against it, by one of two reads (CacheApiRead), chosen per
-// engine by measurement (choose-store.ts).
-import { kStoreBoundBytes, type StoreKind, type StoreWriter, type StoredFile, type StoredRecord, type WeightStore } from './weight-store.js';
+// engine (choose-store.ts).
+import { kStoreBoundBytes, type StoreKind, type StoreWriter, type StoredFile, type StoredRecord, type WeightStore } from '../../store/weight-store.js';
 
 /** The part of the Cache API used here (window.caches.open(name) gives one). */
 export interface CacheLike {
@@ -21,12 +21,14 @@ const kLastModified = 'x-laya-last-modified';
  * How a stored body is read. 'blob': response.blob(), a handle on the entry whose size is the
  * stored length, then read in slices (Chromium, Firefox: no read until the slices). 'body': the
  * body stream read to its end and counted first (WebKit: it hands a stored body over as one chunk,
- * 0.84 GB in 3.3 s, where response.blob() alone took 26 s and its slices 14 s more; bench:page-load).
+ * far sooner than response.blob() and its slices; bench:page-load, docs/performance.md).
  */
 export type CacheApiRead = 'blob' | 'body';
 
 export class CacheApiStore implements WeightStore {
   readonly kind: StoreKind = 'cache-api';
+  readonly where = 'the Cache API';
+  readonly keeper = 'the browser';
 
   constructor(private readonly cache: CacheLike, private readonly read: CacheApiRead = 'blob') {}
 

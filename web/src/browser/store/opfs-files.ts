@@ -9,7 +9,8 @@
 // Either one answers the same requests with the same code (sync-file-ops.ts). In a dedicated
 // worker of Chromium's, files written go to a nested worker all the same (writesNested): written
 // on the load's own thread, they held its download up.
-import { OpfsWorker, type OpfsWorkerAnswer, type OpfsWorkerRequest, type WorkerGlobals } from './opfs-worker.js';
+import type { OpfsWorkerAnswer, OpfsWorkerRequest } from './opfs-messages.js';
+import { OpfsWorker, type WorkerGlobals } from './opfs-worker.js';
 import { syncFileOps } from './sync-file-ops.js';
 import type { SyncHandleFile } from './sync-handle-reader.js';
 
@@ -53,10 +54,10 @@ const kPageWorkerFiles = new WeakMap<object, SyncFiles>();
 const kReadsHereWritesNested = new WeakMap<object, SyncFiles>();
 
 /**
- * Whether a dedicated worker's files are written by nested workers, measured per engine
- * (bench:page-load --worker, the 2-core machine): in Chromium a first load took 3.80 s with the
- * writes on the load's own thread against 2.24-2.49 s with them in a nested worker (a wire time of
- * 1.3 s); not in Firefox, where a nested worker now and then never runs its script.
+ * Whether a dedicated worker's files are written by nested workers, chosen per engine by
+ * bench:page-load --worker (docs/performance.md): in Chromium, where writes on the load's own
+ * thread hold its download up; not in Firefox, where a nested worker now and then never runs its
+ * script.
  */
 function writesNested(globals: WorkerScopeGlobals): boolean {
   const userAgent = globals.navigator?.userAgent ?? '';
@@ -111,8 +112,8 @@ const kOwnThreadFiles: SyncFiles = (() => {
 
 /**
  * How long a page's worker may take to open a file before it is given up: a started worker that
- * never runs its script would otherwise hang the load (seen in Firefox, for nested workers, and
- * once in a whole bench run on a page). Given up, the open fails: the probe then picks
+ * never runs its script (Firefox's nested workers now and then, a page's rarely) would otherwise
+ * hang the load. Given up, the open fails: the probe then picks
  * createWritable(), a read falls back to File slices, and a write loads unstored with a warning.
  */
 export const kWorkerOpenMs = 10000;

@@ -13,7 +13,8 @@ import type { ByteReader } from '../../stream/byte-reader.js';
 import { BlobByteReader, type BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
 import { syncFilesHere, type SyncFiles, type WorkerScopeGlobals } from './opfs-files.js';
 import { SyncHandleByteReader } from './sync-handle-reader.js';
-import { exactView, kStoreBoundBytes, type StoreKind, type StoreWriter, type StoredFile, type StoredRecord, type WeightStore } from './weight-store.js';
+import { kStoreBoundBytes, type StoreKind, type StoreWriter, type StoredFile, type StoredRecord, type WeightStore } from '../../store/weight-store.js';
+
 /** The parts of the File System Access API used here. */
 interface Writable {
   write(data: Uint8Array | string): Promise<void>;
@@ -43,6 +44,8 @@ interface FileSink {
 
 export class OpfsStore implements WeightStore {
   readonly kind: StoreKind = 'opfs';
+  readonly where = 'the origin private file system';
+  readonly keeper = 'the browser';
 
   /** Where sync handles are opened, or null on the writable route: known once the probe has answered. */
   private readonly files: Promise<SyncFiles | null>;
@@ -119,8 +122,8 @@ export class OpfsStore implements WeightStore {
         if (failure !== undefined) throw failure;
         closed = true;
         await sink.close();
-        // The record only for bytes read back whole: a WebKitGTK file written with createWritable()
-        // was once found short by the next browser although close() had resolved.
+        // The record only for bytes read back whole: WebKitGTK can resolve close() on a file written
+        // with createWritable() that the next browser finds short.
         const kept = (await (await this.folder.getFileHandle(`${name}.bin`)).getFile()).size;
         if (kept !== record.size) throw new Error(`the stored file holds ${kept} of its ${record.size} bytes after it was closed`);
         const text = new TextEncoder().encode(JSON.stringify(record));
@@ -147,7 +150,7 @@ export class OpfsStore implements WeightStore {
    * `file` opened for writing `size` bytes, by the store's route. On the sync-handle route the file
    * is given its length at once (one quota request, not one per write; a disk too small fails
    * here). On either route each written buffer comes back to be filled again (a 0.84 GB download
-   * then leaves a few pieces for the collector, not a hundred: WebKit's let them pile up).
+   * then leaves a few pieces for the collector, not a hundred: WebKit's collector lets them pile up).
    */
   private async create(file: string, size: number): Promise<FileSink> {
     const files = await this.files;
@@ -182,6 +185,11 @@ export class OpfsStore implements WeightStore {
       abort: () => writable.abort(),
     };
   }
+}
+
+/** A Safari OPFS bug writes a view's whole buffer, ignoring its offset: hand it exact buffers. */
+function exactView(chunk: Uint8Array): Uint8Array {
+  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice();
 }
 
 /** A written buffer of `bytes` taken from `spares`, to be filled again, if there is one. */

@@ -1,36 +1,16 @@
 // A worker that reads and writes origin-private files through FileSystemSyncAccessHandle, which
 // only dedicated workers may open, and which reads and writes the file in the calling process,
-// with no copy through the browser's storage process: measured on this 2-core machine, a 0.84 GB
-// file went to the OPFS in 6.1 s from sync handles against 12.9 s through createWritable()
-// (Chromium), and back into a shared wasm memory in 1.2 s (Chromium) and 0.65 s (Firefox) against
-// 5.7 s and 5.1 s as File slices. WebKitGTK answers createSyncAccessHandle() with NotSupportedError:
-// the OPFS store then keeps createWritable() (opfs-store.ts).
+// with no copy through the browser's storage process: several times faster than createWritable()
+// and File slices (docs/performance.md). WebKitGTK answers createSyncAccessHandle() with
+// NotSupportedError: the OPFS store then keeps createWritable() (opfs-store.ts).
 //
 // The worker is started from a Blob URL holding kSource, so the package ships no worker file for
 // it; one worker serves one open file and is ended when the file is closed. Messages run one at a
 // time, in order; each answer carries the request's id. A store that already runs in a dedicated
 // worker starts none: it opens its files where it is (opfs-files.ts).
 import { describeError } from '../../errors.js';
+import type { OpfsWorkerAnswer, OpfsWorkerRequest } from './opfs-messages.js';
 import { syncFileOps } from './sync-file-ops.js';
-
-/**
- * What the worker is asked. `into` makes a read land straight in that memory: a SharedArrayBuffer
- * from a page, or any buffer where the ops run on the caller's own thread.
- */
-export type OpfsWorkerRequest =
-  | { op: 'open'; folder: string; file: string; write: boolean; size: number }
-  | { op: 'write'; handle: number; at: number; buffer: ArrayBuffer }
-  | { op: 'read'; handle: number; at: number; length: number; buffer?: ArrayBuffer | undefined; into?: ArrayBufferLike | undefined; offset?: number | undefined }
-  | { op: 'close'; handle: number; flush: boolean };
-
-export interface OpfsWorkerAnswer {
-  handle?: number;
-  size?: number;
-  /** Bytes read or written. */
-  bytes?: number;
-  /** A read's bytes (when not read `into` shared memory), or a written buffer handed back for reuse. */
-  buffer?: ArrayBuffer;
-}
 
 /**
  * The worker's script: syncFileOps() (sync-file-ops.ts) by its source text, answering one message

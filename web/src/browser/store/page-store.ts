@@ -6,7 +6,7 @@ import type { ResolvedLoadOptions } from '../../options.js';
 import type { CheckpointLocation } from '../../sources/checkpoint-source.js';
 import type { HttpLocation } from '../../sources/http-location.js';
 import { openStore, type StorageGlobals } from './choose-store.js';
-import { StoredLocation, type EstimateFunction } from './stored-location.js';
+import { StoredLocation, type EstimateFunction } from '../../store/stored-location.js';
 
 export const kDefaultCacheName = 'laya-wasm-v1';
 

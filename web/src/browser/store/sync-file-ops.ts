@@ -6,7 +6,7 @@
 //
 // Because its text is sent as a script, syncFileOps() must not use anything from outside its own
 // body (no imports, no helpers): only what a worker's global scope has.
-import type { OpfsWorkerAnswer, OpfsWorkerRequest } from './opfs-worker.js';
+import type { OpfsWorkerAnswer, OpfsWorkerRequest } from './opfs-messages.js';
 
 /** The open handles of one place, and the answer to each request (with what to transfer back). */
 export interface SyncFileOps {

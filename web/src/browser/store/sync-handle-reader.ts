@@ -9,7 +9,7 @@
 import { LayaError, abortError, isAbortError, describeError } from '../../errors.js';
 import type { ByteReader } from '../../stream/byte-reader.js';
 import { kSliceBytes, type BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
-import type { OpfsWorkerAnswer } from './opfs-worker.js';
+import type { OpfsWorkerAnswer } from './opfs-messages.js';
 
 /** One open file, as opfs-files.ts opens it. */
 export interface SyncHandleFile {

@@ -1,22 +1,27 @@
-// The browser's persistent store for downloaded checkpoint files, behind one interface so the
-// loader does not care where the bytes live: the Cache API (cache-api-store.ts) or the origin
-// private file system (opfs-store.ts), chosen per engine (choose-store.ts). A file is visible to
-// find() only once every byte of it was written and committed, with the record of what it is.
-import type { BlobByteReaderOptions } from '../../stream/blob-byte-reader.js';
-import type { ByteReader } from '../../stream/byte-reader.js';
+// Where downloaded checkpoint files are kept, behind one interface so that the rule for using and
+// replacing them (stored-location.ts) does not care where the bytes live: in a page the Cache API
+// (browser/store/cache-api-store.ts) or the origin private file system (browser/store/opfs-store.ts),
+// in Node a cache directory (node/directory-store.ts). A file is visible to find() only once every
+// byte of it was written and committed, with the record of what it is.
+import type { BlobByteReaderOptions } from '../stream/blob-byte-reader.js';
+import type { ByteReader } from '../stream/byte-reader.js';
 
-/** What a stored file is: its length and the validators of the answer it was downloaded from. */
-export interface StoredRecord {
-  size: number;
+/** The validators of the answer a file was downloaded from: what a conditional GET asks with. */
+export interface Validators {
   etag?: string | undefined;
   lastModified?: string | undefined;
+}
+
+/** What a stored file is: its length and the validators of the answer it was downloaded from. */
+export interface StoredRecord extends Validators {
+  size: number;
 }
 
 /**
  * A complete stored file: its record and its bytes, either a Blob read in slices
  * (blob-byte-reader.ts), or, where the engine hands a stored body over whole anyway (WebKit's Cache
  * API), the body's chunks already read and counted (taken off the array as they are loaded), or a
- * reader the store opens itself (the OPFS through sync access handles, sync-handle-reader.ts).
+ * reader the store opens itself (an OPFS sync access handle, a file of Node's cache directory).
  */
 export interface StoredFile {
   record: StoredRecord;
@@ -42,43 +47,47 @@ export interface StoreWriter {
 }
 
 export interface WeightStore {
-  /** 'cache-api' or 'opfs', for messages and the bench. */
+  /** Which store it is, for the bench. */
   readonly kind: StoreKind;
+  /** Where the files are, for messages: "the Cache API", or a directory. */
+  readonly where: string;
+  /** Who grants or refuses storage, for warnings: "the browser", "the file system". */
+  readonly keeper: string;
   /** The stored file when it is complete (length equal to the record's); a torn one is removed. */
   find(url: string): Promise<StoredFile | undefined>;
-  /** Starts storing a file of `record.size` bytes. Throws (SecurityError, ...) when storage is refused. */
+  /** Starts storing a file of `record.size` bytes. Throws (SecurityError, EACCES, ...) when storage is refused. */
   begin(url: string, record: StoredRecord): Promise<StoreWriter>;
+  /**
+   * Where the store can keep a file whose size the server did not send (a compressed body): starts
+   * storing it, its record then taking the bytes written. A page's stores need the size first.
+   */
+  beginUnsized?(url: string, validators: Validators): Promise<StoreWriter>;
   remove(url: string): Promise<void>;
 }
 
-export type StoreKind = 'cache-api' | 'opfs';
+export type StoreKind = 'cache-api' | 'opfs' | 'directory';
 
 /**
- * Bytes a store may hold in flight between the download and the disk (the one-pass bound): 8% of
- * the English checkpoint. At 16 MiB a Chromium first load waited on the disk's write bursts (on
- * the 2-core machine, 1.49-1.53x the wire time at 64 MiB against 1.6-1.8x at 16; 128 no better).
+ * Bytes a store may hold in flight between the download and the disk (the one-pass bound): about
+ * 8% of the English checkpoint. A smaller bound made a first load wait on the disk's write bursts
+ * (docs/performance.md).
  */
 export const kStoreBoundBytes = 64 * 1024 * 1024;
 
-/** The record's fields as HTTP-style headers (the Cache API keeps them with the entry). */
-export function recordOf(headers: Headers, size: number): StoredRecord {
+/** The validators an answer's headers give. */
+export function validatorsOf(headers: Headers): Validators {
   const etag = headers.get('etag')?.trim() || undefined;
   const lastModified = headers.get('last-modified')?.trim() || undefined;
-  return { size, ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }) };
+  return { ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }) };
 }
 
-/** A Safari OPFS bug writes a view's whole buffer, ignoring its offset: hand it exact buffers. */
-export function exactView(chunk: Uint8Array): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice();
-}
-
-/** Bytes gathered into one store write: fewer, larger writes (each a copy and an IPC in the engine). */
+/** Bytes gathered into one store write: fewer, larger writes (each a copy and an IPC in a browser). */
 export const kStoreWriteBytes = 8 * 1024 * 1024;
 
 /**
  * `writer` fed in kStoreWriteBytes pieces: the download's small chunks (64 KiB to 1 MiB) are copied
- * into a fresh buffer that is written when full (in Chromium, 8 MiB writes store a 0.84 GB file
- * about a fifth faster than the network's chunks do). The last piece is an exact copy.
+ * into a fresh buffer that is written when full (fewer, larger writes store a file faster:
+ * docs/performance.md). The last piece is an exact copy.
  */
 export function coalescing(writer: StoreWriter, pieceBytes = kStoreWriteBytes): StoreWriter {
   // A piece a finished write gave back is filled again: a 0.84 GB download then leaves a few

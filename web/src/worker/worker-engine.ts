@@ -1,7 +1,7 @@
 // load(source, { worker: true }) in browsers: the package starts its own module Worker
-// (laya-worker.ts), loads the checkpoint there, and hands back a WorkerModel: a LayaModel whose
-// every method posts a call to the worker (protocol.ts) and resolves with its answer, so a forward
-// pass never blocks the caller's thread. The worker is created with exactly
+// (laya-worker.ts), loads the checkpoint there, and hands back a LayaModel whose engine is a
+// WorkerEngine: each call the model makes of its engine is posted to the worker (protocol.ts) and
+// resolves with its answer, so a forward pass never blocks the caller's thread. The worker is created with exactly
 // `new Worker(new URL('./laya-worker.js', import.meta.url), { type: 'module' })`, the pattern
 // Vite and webpack 5 recognise, so a bundled page needs no worker file of its own.
 //
@@ -11,18 +11,15 @@
 // message, which it reads between calls: a queued call is skipped, a forward pass already running
 // finishes and its result is dropped.
 import type { LayaConfigSummary } from '../config-summary.js';
+import type { SimdVariant } from '../core/simd.js';
+import { callerName, type Backend, type CallName, type CallResults, type EngineCall, type ModelEngine } from '../engine/model-engine.js';
 import { LayaError, abortError, describeError, throwIfAborted } from '../errors.js';
-import { LayaModel, type EmbedOptions, type ForwardOptions } from '../model.js';
+import { LayaModel } from '../model.js';
 import { resolveLoadOptions, type LoadOptions, type LoadProgressEvent } from '../options.js';
-import {
-  encodeQuestions, encodeState, toJsonText,
-  type ForwardRequest, type ForwardResult, type JsonText, type MemoryReport, type PredictOptions,
-  type QuestionsInput, type RecordedOutputs, type StateInput, type StepProfile,
-} from '../request.js';
-import type { ShortlistOptions } from '../shortlist.js';
+import type { MemoryReport, StepProfile } from '../request.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { createAbortWords, markAborted } from './abort-words.js';
-import { crossingLoadOptions, crossingSource, plain, rebuildError, unpackForward } from './crossing.js';
+import { crossingLoadOptions, crossingSource, rebuildError, unpackForward } from './crossing.js';
 import type { FromWorker, Loaded, ModelState, PackedForward, ToWorker, WorkerCall } from './protocol.js';
 
 interface Pending {
@@ -62,7 +59,8 @@ export async function loadInWorker(source: CheckpointSource, options: LoadOption
           `load: the source or options cannot be sent to the worker that options.worker starts: ${describeError(error)}`));
       }
     });
-    return new WorkerModel(worker, loaded, abortWords, opts.onWarning);
+    const engine = new WorkerEngine(worker, loaded, abortWords, opts.onWarning);
+    return new LayaModel(engine, loaded.config as LayaConfigSummary, loaded.warnings);
   } catch (error) {
     worker.terminate();  // nothing is left allocated: the worker held the module and its memory
     throw error;
@@ -77,37 +75,34 @@ export async function loadInWorker(source: CheckpointSource, options: LoadOption
  */
 export const kStoreAfterDisposeMs = 60_000;
 
-export class WorkerModel extends LayaModel {
+export class WorkerEngine implements ModelEngine {
+  readonly simd: SimdVariant;
+  readonly backend: Backend;
+  /** Resolved when the worker says its store is done ('stored'), or when the worker is gone. */
+  readonly stored: Promise<void>;
   #worker: Worker | null;
   /** Resolves `stored`; null once it has. */
-  #settleStored: (() => void) | null;
+  #settleStored: (() => void) | null = null;
   readonly #onWarning: (message: string) => void;
   readonly #abortWords: Int32Array | null;
   readonly #pending = new Map<number, Pending>();
   readonly #threads: number;
   #nextId = 1;
   #state: ModelState;
+  /** What the worker's model reported before it ran anything: what setProfiling's reset gives. */
   readonly #zeroProfile: StepProfile;
 
-  /** @internal Built by loadInWorker() only. */
+  /** Takes ownership of the worker, in which the checkpoint is `loaded`. */
   constructor(worker: Worker, loaded: Loaded, abortWords: Int32Array | null, onWarning: (message: string) => void) {
-    // Resolved when the worker says its store is done ('stored'), or when the worker is gone.
-    let settleStored = (): void => undefined;
-    const stored = new Promise<void>((resolve) => { settleStored = resolve; });
-    // The base class's session handle stays empty: every method that would use it is overridden
-    // (tests/js/worker/worker-model.test.ts checks that none is left out).
-    super({ core: undefined as never, session: undefined as never, simd: loaded.simd },
-          loaded.config as LayaConfigSummary, loaded.warnings, stored);
-    this.#settleStored = settleStored;
-    this.#onWarning = onWarning;
+    this.stored = new Promise<void>((resolve) => { this.#settleStored = resolve; });
     if (loaded.stored) this.#storeDone();
-    // The base class reads the backend from the session handle, which stays on the worker's side.
-    if (loaded.backend !== undefined) Object.defineProperty(this, 'backend', { value: loaded.backend, enumerable: true });
+    this.simd = loaded.simd;
+    this.backend = loaded.backend;
+    this.#onWarning = onWarning;
     this.#worker = worker;
     this.#abortWords = abortWords;
     this.#threads = loaded.threads;
     this.#state = { memory: loaded.memory, profile: loaded.profile };
-    // Nothing has run yet, so this is what setProfiling's reset gives.
     this.#zeroProfile = loaded.profile;
     worker.onmessage = (event: MessageEvent<FromWorker>) => this.#receive(event.data);
     worker.onerror = (event: ErrorEvent) => {
@@ -117,12 +112,30 @@ export class WorkerModel extends LayaModel {
     };
   }
 
-  override get disposed(): boolean {
-    return this.#worker === null;
+  threads(): number {
+    return this.#threads;
   }
 
-  override get threads(): number {
-    return this.#worker === null ? 0 : this.#threads;
+  async run<M extends CallName>(call: EngineCall<M>, signal?: AbortSignal): Promise<CallResults[M]> {
+    const value = await this.#call(callerName(call.method), call as EngineCall, signal);
+    // A forward pass's outputs cross as one transferred Float32Array (crossing.ts).
+    return (call.method === 'forward' ? unpackForward(value as PackedForward) : value) as CallResults[M];
+  }
+
+  /** As of the last call answered (memory only changes in calls, which run in order). */
+  memory(): MemoryReport {
+    return structuredClone(this.#state.memory);
+  }
+
+  /** Sent to the worker ahead of any later call; like the in-thread engine's, it starts the times from zero. */
+  setProfiling(on: boolean): void {
+    this.#state = { ...this.#state, profile: this.#zeroProfile };
+    void this.#call('setProfiling', { method: 'setProfiling', on }, undefined).catch(() => undefined);
+  }
+
+  /** As of the last call answered: the worker sends its profile with every answer. */
+  profile(): StepProfile {
+    return structuredClone(this.#state.profile);
   }
 
   /**
@@ -130,7 +143,7 @@ export class WorkerModel extends LayaModel {
    * disposed. Where the store is still committing the load's files, the worker frees the model
    * and is ended when the store is done (at most kStoreAfterDisposeMs later).
    */
-  override dispose(): void {
+  dispose(): void {
     const worker = this.#worker;
     if (worker === null) return;
     this.#worker = null;
@@ -162,101 +175,9 @@ export class WorkerModel extends LayaModel {
     this.#settleStored = null;
   }
 
-  override async prepareJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
-    const what = 'prepare';
-    return this.#text(what, { method: 'prepareJson', ...this.#request(state, questions, what), options: plain(options) }, options?.signal);
-  }
-
-  override async answerJson(state: StateInput, questions: QuestionsInput, outputs: RecordedOutputs | JsonText,
-                            options?: PredictOptions): Promise<string> {
-    const what = 'answer';
-    const outputsText = toJsonText(outputs, `${what}: outputs`);
-    return this.#text(what, { method: 'answerJson', ...this.#request(state, questions, what), outputs: outputsText, options: plain(options) },
-                      options?.signal);
-  }
-
-  override async predictJson(state: StateInput, questions: QuestionsInput, options?: PredictOptions): Promise<string> {
-    const what = 'predict';
-    return this.#text(what, { method: 'predictJson', ...this.#request(state, questions, what), options: plain(options) }, options?.signal);
-  }
-
-  override async predictShortlistJson(state: StateInput, questions: QuestionsInput, options: ShortlistOptions = {}): Promise<string> {
-    const what = 'predictShortlist';
-    return this.#text(what, { method: 'predictShortlistJson', ...this.#request(state, questions, what), options: plain(options) },
-                      options.signal);
-  }
-
-  override async embed(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<Float32Array[]> {
-    const value = await this.#call('embed', { method: 'embed', texts, options: plain(options) }, options.signal);
-    return value as Float32Array[];
-  }
-
-  override async embedJson(texts: ReadonlyArray<string | null>, options: EmbedOptions = {}): Promise<string> {
-    return this.#text('embed', { method: 'embedJson', texts, options: plain(options) }, options.signal);
-  }
-
-  override async forward(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<ForwardResult> {
-    const what = 'forward';
-    const packed = await this.#call(what, { method: 'forward', inputs: this.#inputs(inputs, what), options: plain(options) },
-                                    options.signal) as PackedForward;
-    return unpackForward(packed);
-  }
-
-  override async forwardJson(inputs: ForwardRequest | JsonText, options: ForwardOptions = {}): Promise<string> {
-    const what = 'forward';
-    return this.#text(what, { method: 'forwardJson', inputs: this.#inputs(inputs, what), options: plain(options) }, options.signal);
-  }
-
-  /** As of the last call answered (memory only changes in calls, which run in order). */
-  override memory(): MemoryReport {
-    this.#live('memory');
-    return structuredClone(this.#state.memory);
-  }
-
-  /** Sent to the worker ahead of any later call; like the model's own, it starts the times from zero. */
-  override setProfiling(on: boolean): void {
-    this.#live('setProfiling');
-    this.#state = { ...this.#state, profile: this.#zeroProfile };
-    void this.#call('setProfiling', { method: 'setProfiling', on }, undefined).catch(() => undefined);
-  }
-
-  /** As of the last call answered: the worker sends its profile with every answer. */
-  override profile(): StepProfile {
-    this.#live('profile');
-    return structuredClone(this.#state.profile);
-  }
-
-  /** @internal The worker watches the abort words itself. */
-  override watchAbort(): boolean {
-    return false;
-  }
-
-  /** No session lives on this thread; every method that reads one is overridden above. */
-  protected override session(what: string): never {
-    this.#live(what);
-    throw new LayaError('internal', `${what}: this model runs in a worker and has no session on this thread`);
-  }
-
-  #request(state: StateInput, questions: QuestionsInput, what: string): { state: { text: string; isJson: boolean }; questions: string } {
-    // Encoded here, so a bad request fails with the same message as without a worker.
-    return { state: encodeState(state, what), questions: encodeQuestions(questions, what) };
-  }
-
-  #inputs(inputs: ForwardRequest | JsonText, what: string): string {
-    return toJsonText(inputs, `${what}: inputs`);
-  }
-
-  #live(what: string): Worker {
-    if (this.#worker === null) throw new LayaError('disposed', `${what}: this LayaModel was disposed; load it again`);
-    return this.#worker;
-  }
-
-  async #text(what: string, call: WorkerCall, signal: AbortSignal | undefined): Promise<string> {
-    return await this.#call(what, call, signal) as string;
-  }
-
   #call(what: string, call: WorkerCall, signal: AbortSignal | undefined): Promise<unknown> {
-    const worker = this.#live(what);
+    const worker = this.#worker;
+    if (worker === null) throw new LayaError('disposed', `${what}: this LayaModel was disposed; load it again`);
     throwIfAborted(signal, what);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {

@@ -1,23 +1,24 @@
-// Hub and URL checkpoints in a page, kept in a WeightStore. One pass on a first load: the
-// download's bytes go on to wasm memory (or the GPU buffers) as they arrive while the same bytes
-// are written to the store, gathered in 8 MiB pieces (kStoreWriteBytes), of which the store holds
-// at most kStoreBoundBytes (64 MiB) in flight before the download waits for it: 72 MiB at most
-// between the network and the disk. The entry is committed only when the body ended with every
+// Downloaded checkpoint files kept in a WeightStore (weight-store.ts), in a page or in Node: the
+// one rule for using and replacing them. One pass on a first load: the download's bytes go on to
+// wasm memory (or the GPU buffers) as they arrive while the same bytes are written to the store,
+// gathered in kStoreWriteBytes pieces, of which the store holds at most kStoreBoundBytes in flight
+// before the download waits for it. The entry is committed only when the body ended with every
 // byte, and after the load has it: the commit (the last writes, a flush to disk, the record) runs
 // behind the load, which resolves without waiting for it; storing() says when every commit has
 // ended (LayaPipeline.stored). Any failure or abort before the end removes the entry. A stored
 // file is used only when complete (the store checks its length against the record) and, when its
 // validators allow, still the server's version (a conditional GET: 304 serves the store, a new
-// version replaces it). Storage faults (quota, refusal) never fail a load: it goes on from the
-// network unstored and onWarning says why, with the bytes needed and available.
-import { describeError } from '../../errors.js';
-import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from '../../sources/checkpoint-source.js';
-import type { FetchedFile, HttpLocation } from '../../sources/http-location.js';
-import { BlobByteReader, kSliceBytes } from '../../stream/blob-byte-reader.js';
-import { StreamByteReader } from '../../stream/stream-byte-reader.js';
-import { coalescing, recordOf, type StoreWriter, type StoredFile, type WeightStore } from './weight-store.js';
+// version removes the old one and downloads it again, a server that cannot be reached serves the
+// store with a warning). Storage faults (quota, refusal, a full disk) never fail a load: it goes
+// on from the network unstored and onWarning says why, with the bytes needed and available.
+import { describeError } from '../errors.js';
+import type { CheckpointFileName, CheckpointLocation, OpenOptions, OpenedFile } from '../sources/checkpoint-source.js';
+import type { FetchedFile, HttpLocation } from '../sources/http-location.js';
+import { BlobByteReader, kSliceBytes } from '../stream/blob-byte-reader.js';
+import { StreamByteReader } from '../stream/stream-byte-reader.js';
+import { coalescing, validatorsOf, type StoreWriter, type StoredFile, type WeightStore } from './weight-store.js';
 
-/** navigator.storage's estimate(), where the engine has it. */
+/** How much storage there is (navigator.storage's estimate(), where the engine has it). */
 export type EstimateFunction = () => Promise<{ usage?: number; quota?: number }>;
 
 export interface StoredLocationOptions {
@@ -32,7 +33,7 @@ export class StoredLocation implements CheckpointLocation {
 
   constructor(private readonly network: HttpLocation, private readonly store: WeightStore,
               private readonly options: StoredLocationOptions) {
-    this.description = `${network.description} (stored in the ${store.kind === 'opfs' ? 'origin private file system' : 'Cache API'})`;
+    this.description = `${network.description} (stored in ${store.where})`;
   }
 
   async open(file: CheckpointFileName, options: OpenOptions): Promise<OpenedFile> {
@@ -40,7 +41,7 @@ export class StoredLocation implements CheckpointLocation {
     // A load right after another in this context finds what that one is still committing.
     await kCommitting.get(url);
     const stored = await this.store.find(url).catch((error: unknown) => {
-      this.options.onWarning(`laya-wasm: ${file}: the browser store could not be read (${describeError(error)}); downloading it`);
+      this.options.onWarning(`laya-wasm: ${file}: ${this.store.where} could not be read (${describeError(error)}); downloading it`);
       return undefined;
     });
     let fetched: FetchedFile;
@@ -61,13 +62,13 @@ export class StoredLocation implements CheckpointLocation {
     }
     options.onSize?.(fetched.size);
     let body = fetched.body;
-    if (fetched.size === undefined) {
+    if (fetched.size === undefined && this.store.beginUnsized === undefined) {
       this.options.onWarning(`laya-wasm: ${file}: ${fetched.url} sent no size, so it is loaded without being stored`);
     } else {
       // The store's file is opened while the first bytes come in: nothing waits for it until a
       // whole piece (kStoreWriteBytes) is ready to be written, or until the commit.
-      const writer = coalescing(whenOpened(this.startWriting(file, fetched, fetched.size)));
-      body = tapped(fetched, writer, file, this.options, (commit) => this.committing(url, commit));
+      const writer = coalescing(whenOpened(this.startWriting(file, fetched)));
+      body = tapped(fetched, writer, file, this.store.keeper, this.options, (commit) => this.committing(url, commit));
     }
     return {
       file,
@@ -110,18 +111,21 @@ export class StoredLocation implements CheckpointLocation {
   }
 
   /** A writer for the download, or null (with a warning) when it cannot or should not be stored. Never rejects. */
-  private async startWriting(file: CheckpointFileName, fetched: FetchedFile, size: number): Promise<StoreWriter | null> {
-    const available = await estimateAvailable(this.options.estimate);
-    if (available !== undefined) {
-      if (available < size) {
-        this.options.onWarning(notStored(file, size, `the browser gives this site ${available} bytes of storage`));
-        return null;
-      }
+  private async startWriting(file: CheckpointFileName, fetched: FetchedFile): Promise<StoreWriter | null> {
+    const { size } = fetched;
+    const { keeper } = this.store;
+    const available = size === undefined ? undefined : await estimateAvailable(this.options.estimate);
+    if (available !== undefined && size !== undefined && available < size) {
+      this.options.onWarning(notStored(file, size, `${keeper} gives this site ${available} bytes of storage`));
+      return null;
     }
+    const validators = validatorsOf(fetched.headers);
     try {
-      return await this.store.begin(fetched.url, recordOf(fetched.headers, size));
+      if (size !== undefined) return await this.store.begin(fetched.url, { size, ...validators });
+      // open() asks for a writer without a size only where the store has beginUnsized.
+      return await this.store.beginUnsized?.(fetched.url, validators) ?? null;
     } catch (error) {
-      this.options.onWarning(notStored(file, size, `the browser refused storage (${describeStorageError(error)})`));
+      this.options.onWarning(notStored(file, size, `${keeper} refused storage (${describeStorageError(error)})`));
       return null;
     }
   }
@@ -156,20 +160,20 @@ export function describeStorageError(error: unknown): string {
   return typeof name === 'string' && name !== 'Error' && !describeError(error).startsWith(name) ? `${name}: ${describeError(error)}` : describeError(error);
 }
 
-function notStored(file: string, size: number, why: string): string {
-  return `laya-wasm: ${file} (${size} bytes) is loaded from the network without being stored: ${why}`;
+function notStored(file: string, size: number | undefined, why: string): string {
+  return `laya-wasm: ${file}${size === undefined ? '' : ` (${size} bytes)`} is loaded from the network without being stored: ${why}`;
 }
 
 /**
- * The download's body, every chunk also handed to `writer`. When the body ends with `size` bytes
- * the stream ends at once and the writer's commit starts behind it, handed to `committing`; a
- * body that ends short, fails, is cancelled or aborted removes the entry. A store fault (quota)
- * stops the storing, not the load.
+ * The download's body, every chunk also handed to `writer`. When the body ends with its size in
+ * bytes (any, where the server sent none) the stream ends at once and the writer's commit starts
+ * behind it, handed to `committing`; a body that ends short, fails, is cancelled or aborted removes
+ * the entry. A store fault (quota, a full disk) stops the storing, not the load.
  */
-function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWarning, estimate }: StoredLocationOptions,
+function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, keeper: string, { onWarning, estimate }: StoredLocationOptions,
                 committing: (commit: Promise<void>) => void): ReadableStream<Uint8Array> {
   const reader = fetched.body.getReader();
-  const size = fetched.size as number;
+  const { size } = fetched;
   let active: StoreWriter | null = writer;
   let written = 0;
   // Takes the entry away from the load (nothing more is written to it) and removes it.
@@ -182,7 +186,7 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
     if (error === kNotStored) return;
     const available = await estimateAvailable(estimate);
     onWarning(notStored(file, size, `storing it failed (${describeStorageError(error)})` +
-      (available === undefined ? '; the browser does not say how much storage is available' : `; ${available} bytes of storage are available`)));
+      (available === undefined ? `; ${keeper} does not say how much storage is available` : `; ${available} bytes of storage are available`)));
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -195,7 +199,7 @@ function tapped(fetched: FetchedFile, writer: StoreWriter, file: string, { onWar
       }
       if (result.done) {
         const w = active;
-        if (written !== size) await drop();
+        if (size !== undefined && written !== size) await drop();
         else if (w !== null) committing(w.commit().catch((error: unknown) => fault(error, w)));
         active = null;
         controller.close();

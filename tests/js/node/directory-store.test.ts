@@ -1,14 +1,17 @@
-// The Node download cache: the first load stores every file (and its record) while streaming it;
-// the second makes no request when the server gave no validator, and a conditional one (304) when
-// it did; a torn file, a file without its record and a file changed on the server are downloaded
-// again; a download that fails leaves nothing half-written behind; offline, the cache serves.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+// The Node download cache (a DirectoryStore under the shared StoredLocation): the first load stores
+// every file (and its record) while streaming it, committed once model.stored settles; the second
+// makes no request when the server gave no validator, and a conditional one (304) when it did; a
+// torn file, a file without its record and a file changed on the server are downloaded again; a
+// download that fails leaves nothing half-written behind; offline, the cache serves.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModelWith } from '../../../web/src/load.js';
-import { cacheFolderName } from '../../../web/src/node/file-cache.js';
+import { cacheFolderName } from '../../../web/src/node/cache-folder.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
-import { kCheckpointFiles } from '../../../web/src/sources/checkpoint-source.js';
+import type { LoadOptions } from '../../../web/src/options.js';
+import type { Runtime } from '../../../web/src/runtime.js';
+import { kCheckpointFiles, type CheckpointLocation } from '../../../web/src/sources/checkpoint-source.js';
 import { FakeCore } from '../helpers/fake-core.js';
 import { startCheckpointServer, type CheckpointServer } from '../helpers/checkpoint-server.js';
 import { expectSameBytes, kTinyCheckpoint, safetensorsDataSection } from '../helpers/fixtures.js';
@@ -25,6 +28,13 @@ afterEach(async () => {
   rmSync(cache, { recursive: true, force: true });
 });
 
+/** One load with nodeRuntime, its model disposed; resolves once the cache holds what it downloaded (model.stored). */
+async function loadAndStore(source: { repo: string; hubUrl: string }, options: LoadOptions): Promise<void> {
+  const model = await loadModelWith(nodeRuntime, source, options);
+  model.dispose();
+  await model.stored;
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile()).map((e) => join(e.parentPath ?? (e as unknown as { path: string }).path, e.name).slice(dir.length + 1)).sort();
@@ -34,7 +44,7 @@ test('a second load reads every file from the cache directory without any reques
   server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint });
   const source = { repo: 'org/tiny', hubUrl: server.origin };
   const first = new FakeCore();
-  (await loadModelWith(nodeRuntime, source, { cache, wasm: { factory: first.factory } })).dispose();
+  await loadAndStore(source, { cache, wasm: { factory: first.factory } });
   expect(server.requests).toHaveLength(kCheckpointFiles.length);
 
   const folder = cacheFolderName(`${server.origin}${kPrefix}`);
@@ -44,7 +54,7 @@ test('a second load reads every file from the cache directory without any reques
   }
 
   const second = new FakeCore();
-  (await loadModelWith(nodeRuntime, source, { cache, wasm: { factory: second.factory } })).dispose();
+  await loadAndStore(source, { cache, wasm: { factory: second.factory } });
   expect(server.requests).toHaveLength(kCheckpointFiles.length);
   expectSameBytes(second.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
 });
@@ -53,8 +63,12 @@ test('a download cut short is not stored; the next load fetches only that file a
   const behaviour = { cutAfter: { 'model.safetensors': 200000 } as Record<string, number> };
   server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint }, behaviour);
   const source = { repo: 'org/tiny', hubUrl: server.origin };
-  await expect(loadModelWith(nodeRuntime, source, { cache, wasm: { factory: new FakeCore().factory } }))
+  // The location, to wait for the files it stored behind the failed load (no model to ask).
+  let location: CheckpointLocation | undefined;
+  const runtime: Runtime = { ...nodeRuntime, locate: async (...args) => (location = await nodeRuntime.locate(...args)) };
+  await expect(loadModelWith(runtime, source, { cache, wasm: { factory: new FakeCore().factory } }))
     .rejects.toMatchObject({ code: 'network' });
+  await location?.storing?.();
   const stored = filesUnder(cache);
   expect(stored.some((f) => f.includes('model.safetensors'))).toBe(false);
   expect(stored.filter((f) => f.includes('partial'))).toEqual([]);
@@ -63,7 +77,7 @@ test('a download cut short is not stored; the next load fetches only that file a
   behaviour.cutAfter = {};
   const before = server.requests.length;
   const fake = new FakeCore();
-  (await loadModelWith(nodeRuntime, source, { cache, wasm: { factory: fake.factory } })).dispose();
+  await loadAndStore(source, { cache, wasm: { factory: fake.factory } });
   expect(server.requests.slice(before)).toEqual([`GET ${kPrefix}model.safetensors`]);
   expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
 });
@@ -73,7 +87,7 @@ const kWeightsPath = (folder: string) => join(cache, folder, 'model.safetensors'
 
 async function loadWith(source: { repo: string; hubUrl: string }, warnings: string[] = []): Promise<FakeCore> {
   const fake = new FakeCore();
-  (await loadModelWith(nodeRuntime, source, { cache, wasm: { factory: fake.factory }, onWarning: (w) => warnings.push(w) })).dispose();
+  await loadAndStore(source, { cache, wasm: { factory: fake.factory }, onWarning: (w) => warnings.push(w) });
   return fake;
 }
 
@@ -136,7 +150,7 @@ test('offline, a cached file with a validator is read from disk and a warning sa
   expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
   expect(warnings).toHaveLength(kCheckpointFiles.length);
   // The files are asked for at once: their warnings come in the network's order.
-  expect(warnings.find((w) => w.startsWith('laya-wasm: rl_agent_config.json:'))).toMatch(/^laya-wasm: rl_agent_config\.json: could not ask http:\/\/127\.0\.0\.1:\d+\/org\/tiny\/resolve\/main\/rl_agent_config\.json whether it changed \(.+\); using the cached copy$/);
+  expect(warnings.find((w) => w.startsWith('laya-wasm: rl_agent_config.json:'))).toMatch(/^laya-wasm: rl_agent_config\.json: could not ask http:\/\/127\.0\.0\.1:\d+\/org\/tiny\/resolve\/main\/rl_agent_config\.json whether it changed \(.+\); using the stored copy$/);
 });
 
 test('cache folder names are readable, distinct per source URL and safe as paths', () => {
@@ -144,4 +158,35 @@ test('cache folder names are readable, distinct per source URL and safe as paths
   const b = cacheFolderName('https://huggingface.co/org/repo/resolve/v2/');
   expect(a).toMatch(/^huggingface\.co-org-repo-resolve-main-[0-9a-f]{12}$/);
   expect(a).not.toBe(b);
+});
+
+test('a file the server sends without a size is stored all the same, and the next load reads it from disk', async () => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint }, { noContentLength: ['tokenizer/tokenizer.json'] });
+  const source = { repo: 'org/tiny', hubUrl: server.origin };
+  const warnings: string[] = [];
+  await loadWith(source, warnings);
+  expect(warnings).toEqual([]);
+  const folder = cacheFolderName(`${server.origin}${kPrefix}`);
+  const tokenizer = join(cache, folder, 'tokenizer', 'tokenizer.json');
+  const served = readFileSync(join(kTinyCheckpoint, 'tokenizer', 'tokenizer.json'));
+  expect(readFileSync(tokenizer).equals(served)).toBe(true);
+  expect(JSON.parse(readFileSync(`${tokenizer}.laya.json`, 'utf8'))).toEqual({ size: served.length });
+  const before = server.requests.length;
+  await loadWith(source);
+  expect(server.requests.slice(before)).toEqual([]);
+});
+
+test('a cache directory that cannot be written is a warning per file: the load goes on from the network', async () => {
+  server = await startCheckpointServer({ [kPrefix]: kTinyCheckpoint });
+  // A regular file where the cache directory should be: creating the folder fails, as a full or read-only disk would.
+  const blocked = join(cache, 'not-a-directory');
+  writeFileSync(blocked, '');
+  const warnings: string[] = [];
+  const fake = new FakeCore();
+  await loadAndStore({ repo: 'org/tiny', hubUrl: server.origin }, { cache: blocked, wasm: { factory: fake.factory }, onWarning: (w) => warnings.push(w) });
+  expectSameBytes(fake.session.weights, safetensorsDataSection(join(kTinyCheckpoint, 'model.safetensors')));
+  expect(warnings).toHaveLength(kCheckpointFiles.length);
+  expect(warnings.find((w) => w.startsWith('laya-wasm: model.safetensors'))).toMatch(
+    /^laya-wasm: model\.safetensors \(\d+ bytes\) is loaded from the network without being stored: the file system refused storage \(.*(ENOTDIR|EEXIST).*\)$/);
+  expect(filesUnder(cache)).toEqual(['not-a-directory']);
 });
