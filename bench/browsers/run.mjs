@@ -31,9 +31,9 @@ function parseArgs(argv) {
   return options;
 }
 
-/** scripts/serve-demo.mjs with COOP/COEP, serving dist/, bench/ and the checkpoint; resolves to its origin. */
+/** scripts/serve-demo.mjs (cross-origin isolated, its default), serving dist/, bench/ and the checkpoint; resolves to its origin. */
 function startServer(checkpointDir, dist) {
-  const server = spawn(process.execPath, [path.join(root, 'scripts/serve-demo.mjs'), '--port', '0', '--isolated',
+  const server = spawn(process.execPath, [path.join(root, 'scripts/serve-demo.mjs'), '--port', '0',
     '--mount', `/bench/=${path.join(root, 'bench')}`, '--mount', `/checkpoint/=${checkpointDir}`, '--mount', `/dist/=${dist}`], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';

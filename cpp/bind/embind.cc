@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bind/abi_version.h"
 #include "bind/module_threads.h"
 #include "graph/q8.h"
 #include "kernels/madd.h"
@@ -47,14 +48,9 @@ Result<json::Value> parse_json(const std::string& text, const char* what) {
   return json::parse(text, what, options);
 }
 
-Result<decide::Dialect> dialect_from(const std::string& options_json) {
-  if (options_json.empty()) return decide::Dialect::current();
-  LAYA_ASSIGN_OR_RETURN(json::Value options, json::parse(options_json, "options"));
-  const json::Value* shape = options.find("shape");
-  if (shape == nullptr || shape->is_null()) return decide::Dialect::current();
-  if (shape->is_string() && shape->as_string() == "current") return decide::Dialect::current();
-  if (shape->is_string() && shape->as_string() == "0.3.7") return decide::Dialect::v0_3_7();
-  return invalid_request("options.shape must be \"current\" or \"0.3.7\"");
+// The call's options: shape, min_confidence, max_len, head_max_len, lang, ... (decide/request_options.h).
+Result<decide::RequestOptions> dialect_from(const std::string& options_json) {
+  return decide::parse_request_options(options_json);
 }
 
 Result<json::Value> state_from(const std::string& state, bool state_is_json) {
@@ -218,7 +214,7 @@ class LayaSession {
 
   std::string predict(std::string state, bool state_is_json, std::string questions_json, std::string options_json) {
     auto run = [&]() -> Result<std::string> {
-      LAYA_ASSIGN_OR_RETURN(decide::Dialect dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
       LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
       LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
       session_.set_thread_pool(module_pool());
@@ -229,7 +225,7 @@ class LayaSession {
 
   std::string prepare(std::string state, bool state_is_json, std::string questions_json, std::string options_json) {
     auto run = [&]() -> Result<decide::PreparedRequest> {
-      LAYA_ASSIGN_OR_RETURN(decide::Dialect dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
       LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
       LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
       return session_.prepare(st, questions, dialect);
@@ -240,7 +236,7 @@ class LayaSession {
   std::string answer(std::string state, bool state_is_json, std::string questions_json, std::string options_json,
                      std::string outputs_json) {
     auto run = [&]() -> Result<std::string> {
-      LAYA_ASSIGN_OR_RETURN(decide::Dialect dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
       LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
       LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
       LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, session_.prepare(st, questions, dialect));
@@ -293,7 +289,7 @@ class LayaSession {
     auto run = [&]() -> Result<std::string> {
       LAYA_ASSIGN_OR_RETURN(json::Value options, parse_json(options_json, "options"));
       LAYA_ASSIGN_OR_RETURN(wire::ShortlistOptions shortlist, wire::shortlist_options(options));
-      LAYA_ASSIGN_OR_RETURN(decide::Dialect dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
       LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
       LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
       session_.set_thread_pool(module_pool());
@@ -486,6 +482,8 @@ class LayaQuantizer {
 
 EMSCRIPTEN_BINDINGS(laya_core) {
   using laya::LayaSession;
+  // The surface's version (bind/abi_version.h): load() refuses a module of another version.
+  emscripten::function("abiVersion", +[]() { return laya::kAbiVersion; });
   // Module-wide threads (bind/module_threads.h): "" or an error; the count now; the most possible.
   emscripten::function("setThreads", +[](int threads) { return laya::ok_or_error(laya::set_module_threads(threads)); });
   emscripten::function("threads", +[]() { return laya::module_pool() == nullptr ? 1 : laya::module_pool()->size(); });

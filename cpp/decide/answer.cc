@@ -172,6 +172,11 @@ Result<Answer> compute_answer(const Question& q, std::span<const float> logits, 
   LAYA_RETURN_IF_ERROR(check_finite(q, act_logits, "act logit"));
   Answer a;
   a.probabilities = calibrated_softmax(logits, temperature);
+  if (q.option_order.size() == a.probabilities.size()) {
+    std::vector<float> caller_order(a.probabilities.size());
+    for (size_t s = 0; s < q.option_order.size(); ++s) caller_order[q.option_order[s]] = a.probabilities[s];
+    a.probabilities = std::move(caller_order);
+  }
   const std::vector<float>& p = a.probabilities;
   a.choice = static_cast<size_t>(std::max_element(p.begin(), p.end()) - p.begin());
   a.answer_confidence = std::min(std::max(p[a.choice], 0.0f), 1.0f);
@@ -190,7 +195,12 @@ Result<Answer> compute_answer(const Question& q, std::span<const float> logits, 
   return a;
 }
 
-void append_answer_json(std::string& out, const Question& q, const Answer& a, bool with_answer_confidence) {
+double gated_value(const Answer& a, const AnswerFields& fields) {
+  return python_round(fields.answer_confidence ? a.answer_confidence : a.confidence, 4);
+}
+
+void append_answer_json(std::string& out, const Question& q, const Answer& a, const AnswerFields& fields,
+                        const GateVerdict* gate) {
   const std::vector<float>& p = a.probabilities;
   out += "{\"type\": ";
   json::append_quoted(out, qtype_name(q.type), false);
@@ -213,7 +223,11 @@ void append_answer_json(std::string& out, const Question& q, const Answer& a, bo
       for (size_t i = 0; i < q.criteria.size(); ++i) {
         if (i) out += ", ";
         append_key(out, std::to_string(i));
-        append_dumps(out, q.criteria[i], /*ensure_ascii=*/false);
+        if (fields.rendered_legend) {
+          json::append_quoted(out, render_criterion(q.criteria[i]), /*ensure_ascii=*/false);
+        } else {
+          append_dumps(out, q.criteria[i], /*ensure_ascii=*/false);
+        }
       }
       out += "}, \"probabilities\": {";
       for (size_t i = 0; i < p.size(); ++i) {
@@ -230,13 +244,15 @@ void append_answer_json(std::string& out, const Question& q, const Answer& a, bo
   }
   out += ", \"confidence\": ";
   append_rounded(out, a.confidence);
-  if (with_answer_confidence) {
+  if (fields.answer_confidence) {
     out += ", \"answer_confidence\": ";
     append_rounded(out, a.answer_confidence);
   }
   out += ", \"action\": {\"act_probability\": ";
   append_rounded(out, a.act_probability);
-  out += "}}";
+  out += "}";
+  if (gate) append_gate_json(out, *gate);
+  out += "}";
 }
 
 }  // namespace laya::decide

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "decide/confidence.h"
 #include "decide/question.h"
 #include "util/json.h"
 #include "util/status.h"
@@ -58,13 +59,26 @@ struct Answer {
 
 // Fails (invalid_checkpoint: only bad weights produce it) when a logit or act logit is not finite,
 // naming the question: upstream never returns non-finite probabilities. `logits` holds one value
-// per option; a count that does not match is internal.
+// per option in slot order (the order of the markers); with an `option_order` the softmax runs in
+// slot order and the probabilities are put back in the caller's order before anything else reads
+// them. A count that does not match is internal.
 Result<Answer> compute_answer(const Question& q, std::span<const float> logits, std::span<const float> act_logits,
                               double temperature);
 
+// Which fields an answer object carries and how.
+struct AnswerFields {
+  bool answer_confidence = true;  // 0.3.7 has no such field
+  bool rendered_legend = false;   // legend values as render_criterion text (0.3.22 on), not echoed
+};
+
+// The number the min_confidence gate compares: the rounded answer_confidence when the answer
+// carries one, else the rounded confidence.
+double gated_value(const Answer& a, const AnswerFields& fields);
+
 // Appends the answer object, e.g. {"type": "noul", "noul": 0.25, "confidence": 0.75,
-// "answer_confidence": 0.75, "action": {"act_probability": 1.0}}; `answer_confidence` only when
-// asked (0.3.7 has no such field).
-void append_answer_json(std::string& out, const Question& q, const Answer& a, bool with_answer_confidence);
+// "answer_confidence": 0.75, "action": {"act_probability": 1.0}}, then the gate's keys when a
+// gate ran.
+void append_answer_json(std::string& out, const Question& q, const Answer& a, const AnswerFields& fields,
+                        const GateVerdict* gate = nullptr);
 
 }  // namespace laya::decide

@@ -4,7 +4,9 @@
 #include "decide/question.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "decide/pyjson.h"
 #include "decide/pyrepr.h"
@@ -86,7 +88,7 @@ Status resolve_noul_labels(const json::Value& labels, Question& q) {
   return {};
 }
 
-Status parse_choice(const json::Value* crit, Question& q) {
+Status parse_choice(const json::Value* crit, Question& q, const QuestionOptions& options) {
   if (crit == nullptr || !is_container(*crit)) {
     return question_error(q.id,
                           "a choice question takes 'criteria' as a dict of label -> description, or a list of labels");
@@ -101,13 +103,34 @@ Status parse_choice(const json::Value* crit, Question& q) {
   }
   const std::vector<json::Value>& items = crit->items();
   if (items.empty()) return question_error(q.id, "a choice question needs at least one criterion");
+  const std::string scalars = options.newest_checks ? "(a string, number or bool)" : "(a string, number or None)";
   for (size_t i = 0; i < items.size(); ++i) {
+    const std::string label = "choice label " + std::to_string(i);
     if (is_container(items[i])) {
-      return question_error(
-          q.id, "choice label " + std::to_string(i) + " is a " + python_type_name(items[i]) +
-                    "; a label is rendered as option text and used as the answer key, so it must be a "
-                    "scalar (a string, number or None), got " +
-                    python_repr(items[i]));
+      return question_error(q.id, label + " is a " + python_type_name(items[i]) +
+                                      "; a label is rendered as option text and used as the answer key, so it "
+                                      "must be a scalar " +
+                                      scalars + ", got " + python_repr(items[i]));
+    }
+    if (options.newest_checks && items[i].is_null()) {
+      return question_error(q.id, label +
+                                      " is null; a label is rendered as option text and used as the answer key, so "
+                                      "it must be a string, number or bool -- a null label renders as the text "
+                                      "\"None\" while its answer key is \"null\"");
+    }
+  }
+  if (options.newest_checks) {
+    for (size_t i = 1; i < items.size(); ++i) {
+      // Python's `==` between the labels: NaN equals nothing, not even itself.
+      const auto is_nan = [](const json::Value& v) { return v.is_number() && std::isnan(v.as_double()); };
+      if (is_nan(items[i])) continue;
+      for (size_t j = 0; j < i; ++j) {
+        if (!python_key_equal(items[j], items[i])) continue;
+        return question_error(q.id, "choice label " + std::to_string(i) + " (" + python_repr(items[i]) +
+                                        ") repeats label " + std::to_string(j) +
+                                        "; the labels are the answer keys, so every option needs its own (1, 1.0 "
+                                        "and True are one key)");
+      }
     }
   }
   // {c: None for c in crit}: an equal label keeps the first spelling and position.
@@ -169,9 +192,42 @@ Status parse_noul(const json::Value* crit, Question& q) {
   return {};
 }
 
+// `[i for i in v if isinstance(i, int) and not isinstance(i, bool)]`, sorted, is range(n), with
+// len(v) == n: a float such as 1.0 is dropped, so the check fails.
+std::optional<std::vector<size_t>> permutation(const json::Value& v, size_t n) {
+  if (!v.is_array() || v.items().size() != n) return std::nullopt;
+  std::vector<size_t> order;
+  std::vector<bool> seen(n, false);
+  for (const json::Value& item : v.items()) {
+    const std::optional<int64_t> slot = item.is_integer() ? item.as_int64() : std::nullopt;
+    if (!slot || *slot < 0 || static_cast<uint64_t>(*slot) >= n || seen[static_cast<size_t>(*slot)]) {
+      return std::nullopt;
+    }
+    seen[static_cast<size_t>(*slot)] = true;
+    order.push_back(static_cast<size_t>(*slot));
+  }
+  return order;
+}
+
+// Steps 5 to 8 of laya-spec-current §12 (numbers and booleans pass: they become json.dumps text).
+Status check_instructions(const json::Value& instructions, const std::string& id, const QuestionOptions& options) {
+  if (!options.newest_checks) return {};
+  if (instructions.is_null()) {
+    return question_error(id, "'instructions' must not be None; add the text the model should answer");
+  }
+  const bool empty = (instructions.is_string() && python_strip(instructions.as_string()).empty()) ||
+                     (instructions.is_array() && instructions.items().empty()) ||
+                     (instructions.is_object() && instructions.members().empty());
+  if (empty) return question_error(id, "'instructions' must not be empty; add the text the model should answer");
+  return {};
+}
+
 Result<Question> parse_question(const std::string& id, const json::Value& def, const QuestionOptions& options) {
   Question q;
   q.id = id;
+  if (options.newest_checks && python_strip(id).empty()) {
+    return invalid_request("question id must be a non-empty string, got " + python_str_repr(id));
+  }
   if (!def.is_object()) {
     return question_error(id, std::string("definition must be a dict, got ") + python_type_name(def));
   }
@@ -188,11 +244,20 @@ Result<Question> parse_question(const std::string& id, const json::Value& def, c
   if (instructions == nullptr) {
     return question_error(id, "no 'instructions'; add the text the model should answer");
   }
+  LAYA_RETURN_IF_ERROR(check_instructions(*instructions, id, options));
   const json::Value* crit = def.find("criteria");
   switch (q.type) {
-    case QType::kChoice: LAYA_RETURN_IF_ERROR(parse_choice(crit, q)); break;
+    case QType::kChoice: LAYA_RETURN_IF_ERROR(parse_choice(crit, q, options)); break;
     case QType::kScore: LAYA_RETURN_IF_ERROR(parse_score(crit, q)); break;
     case QType::kNoul: LAYA_RETURN_IF_ERROR(parse_noul(crit, q)); break;
+  }
+  if (const json::Value* order = options.newest_checks ? def.find("option_order") : nullptr) {
+    std::optional<std::vector<size_t>> slots = permutation(*order, q.option_count());
+    if (!slots) {
+      return question_error(id, "'option_order' must be a permutation of range(" + std::to_string(q.option_count()) +
+                                    ") -- one slot per option, each option once -- got " + python_repr(*order));
+    }
+    q.option_order = std::move(*slots);
   }
   if (const json::Value* labels = def.find("labels")) {
     if (q.type != QType::kNoul) return question_error(id, "'labels' is only supported for noul questions");

@@ -28,6 +28,8 @@ struct Question {
   // noul: the words naming the two options (stripped `labels`, default "false" / "true").
   std::string false_label = "false";
   std::string true_label = "true";
+  // option_order: slot s of the sequence carries option option_order[s]; empty when not given.
+  std::vector<size_t> option_order;
 
   size_t option_count() const { return type == QType::kNoul ? 2 : criteria.size(); }
 };
@@ -36,6 +38,9 @@ struct QuestionOptions {
   // json.dumps of non-string instructions escapes non-ASCII in 0.3.7 (and laya-mlx/JS), not in
   // current upstream.
   bool instructions_ensure_ascii = false;
+  // Upstream 0.3.22 on (laya-spec-current §12, §2.1): blank question ids, null or empty
+  // instructions and null or repeated list labels are refused, and `option_order` is read.
+  bool newest_checks = false;
 };
 
 // Validates every question of the `questions` object (in order, stopping at the first problem)

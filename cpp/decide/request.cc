@@ -3,7 +3,10 @@
 // assemble the response with usage.
 #include "decide/request.h"
 
+#include <algorithm>
+
 #include "decide/pyjson.h"
+#include "decide/pyrepr.h"
 #include "decide/render.h"
 
 namespace laya::decide {
@@ -11,24 +14,69 @@ namespace laya::decide {
 Result<PreparedRequest> prepare_request(const json::Value& state, const json::Value& questions,
                                         const TextEncoder& encode, const DecideConfig& config) {
   PreparedRequest out;
-  LAYA_ASSIGN_OR_RETURN(out.questions,
-                        parse_questions(questions, {.instructions_ensure_ascii = config.dialect.instructions_ensure_ascii}));
+  const Dialect& dialect = config.dialect;
+  if (dialect.newest_checks) {
+    // predict_batch's call checks (laya-spec-current §6.1), before any question is looked at.
+    if (!questions.is_object()) {
+      return invalid_request(std::string("questions must be a dict of question id -> definition, got ") +
+                             python_type_name(questions));
+    }
+    if (state.is_null()) return invalid_request("state must not be None; pass a string, dict, or list");
+  }
+  LAYA_ASSIGN_OR_RETURN(out.questions, parse_questions(questions, {.instructions_ensure_ascii = dialect.instructions_ensure_ascii,
+                                                                   .newest_checks = dialect.newest_checks}));
   if (out.questions.empty()) return out;
   const std::string_view mask = config.mask_literal;
   const std::vector<int32_t> state_ids = encode(state_text(state, mask));
+  out.state_tokens = static_cast<int64_t>(state_ids.size());
   const bool truncate_left = state.is_array();
+  const MarkerFitMessage marker_message =
+      dialect.newest_checks ? MarkerFitMessage::kOnlyMarkersFit : MarkerFitMessage::kOptionsExceedHeadMaxLen;
   for (const Question& q : out.questions) {
     const std::vector<int32_t> head_ids = encode(head_text(q, mask));
     std::vector<std::vector<int32_t>> option_ids;
     for (const std::string& option : render_options(q)) option_ids.push_back(encode(option_text(option, mask)));
+    if (!q.option_order.empty()) {
+      // Slot s carries option option_order[s]: the options are rendered in the caller's order and
+      // laid out in slot order.
+      std::vector<std::vector<int32_t>> slots;
+      for (size_t option : q.option_order) slots.push_back(option_ids[option]);
+      option_ids = std::move(slots);
+    }
     LAYA_ASSIGN_OR_RETURN(Sequence seq, build_sequence(q.id, head_ids, option_ids, state_ids, truncate_left,
-                                                       config.special, config.budgets));
+                                                       config.special, config.budgets, marker_message));
     out.input_tokens += static_cast<int64_t>(seq.ids.size());
     out.option_stats.push_back(seq.options);
+    out.state_dropped.push_back(out.state_tokens - static_cast<int64_t>(seq.state_kept));
     out.rows.push_back({std::move(seq.ids), std::move(seq.markers), q.type});
   }
   return out;
 }
+
+namespace {
+
+// usage's truncation keys (laya-spec-current §1), each with its leading ", ".
+void append_truncation_usage(std::string& out, const PreparedRequest& request, TruncationUsage form) {
+  int64_t dropped = 0;
+  std::string truncated_questions;
+  for (size_t i = 0; i < request.questions.size(); ++i) {
+    dropped = std::max(dropped, request.state_dropped[i]);
+    if (request.state_dropped[i] == 0) continue;
+    if (!truncated_questions.empty()) truncated_questions += ", ";
+    json::append_quoted(truncated_questions, request.questions[i].id, /*ensure_ascii=*/false);
+  }
+  const std::string counts = ", \"state_tokens\": " + std::to_string(request.state_tokens) +
+                             ", \"state_tokens_dropped\": " + std::to_string(dropped);
+  const std::string flags = std::string(", \"truncated\": ") + (dropped > 0 ? "true" : "false") +
+                            ", \"truncated_questions\": [" + truncated_questions + "]";
+  switch (form) {
+    case TruncationUsage::kAlways: out += counts + flags; break;
+    case TruncationUsage::kFlagsOnly: out += flags; break;
+    case TruncationUsage::kFlagsThenCounts: out += flags + counts; break;
+  }
+}
+
+}  // namespace
 
 Result<std::string> answer_request(const PreparedRequest& request, const std::vector<RowOutput>& outputs,
                                    const DecideConfig& config, const std::optional<ExtraMember>& extra) {
@@ -36,17 +84,28 @@ Result<std::string> answer_request(const PreparedRequest& request, const std::ve
     return internal_error("answer_request: the model returned " + std::to_string(outputs.size()) +
                           " rows for " + std::to_string(request.rows.size()) + " questions");
   }
+  const AnswerFields fields{.answer_confidence = config.dialect.answer_confidence,
+                            .rendered_legend = config.dialect.rendered_legend};
   std::string out = "{\"model\": \"laya-rl-agent\", \"answers\": {";
   for (size_t i = 0; i < request.questions.size(); ++i) {
     const Question& q = request.questions[i];
-    const double t = config.calibration.temperature(q.type, request.rows[i].markers.size());
+    const size_t option_count = request.rows[i].markers.size();
+    const double t = config.calibration.temperature(q.type, option_count);
     LAYA_ASSIGN_OR_RETURN(Answer a, compute_answer(q, outputs[i].logits, outputs[i].act, t));
     if (i) out += ", ";
     json::append_quoted(out, q.id, /*ensure_ascii=*/false);
     out += ": ";
-    append_answer_json(out, q, a, config.dialect.answer_confidence);
+    if (config.min_confidence) {
+      const GateVerdict verdict = gate_answer(*config.min_confidence, q.type, option_count, gated_value(a, fields));
+      append_answer_json(out, q, a, fields, &verdict);
+    } else {
+      append_answer_json(out, q, a, fields);
+    }
   }
   out += "}, \"usage\": {\"input_tokens\": " + std::to_string(request.input_tokens) + ", \"output_tokens\": 0";
+  if (config.dialect.truncation_usage && !request.questions.empty()) {
+    append_truncation_usage(out, request, config.truncation_usage);
+  }
   if (config.dialect.usage_options) {
     std::string collapsed;
     for (size_t i = 0; i < request.questions.size(); ++i) {

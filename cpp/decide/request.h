@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "decide/answer.h"
+#include "decide/confidence.h"
 #include "decide/question.h"
 #include "decide/sequence.h"
 #include "util/json.h"
@@ -20,15 +21,32 @@
 
 namespace laya::decide {
 
-// Which upstream the request and the response follow.
+// Which upstream the request and the response follow (the options' `shape`).
 struct Dialect {
   bool instructions_ensure_ascii = false;  // json.dumps of non-string instructions
   bool answer_confidence = true;           // answers[q].answer_confidence
   bool usage_options = true;               // usage.options for questions whose options collapsed
+  // Upstream 0.3.22 on: usage's truncation keys, legend values as rendered text, the checks and
+  // messages of laya-spec-current §12, and questions' `option_order`.
+  bool truncation_usage = false;
+  bool rendered_legend = false;
+  bool newest_checks = false;
 
-  static Dialect current() { return {}; }
-  // The shape of Laya 0.3.7 and of the kime / laya-js fixtures.
-  static Dialect v0_3_7() { return {true, false, false}; }
+  // "current": upstream's main line, 0.3.22 to 0.4.0-dev (laya-spec-current).
+  static Dialect current() { return {.truncation_usage = true, .rendered_legend = true, .newest_checks = true}; }
+  // "0.3.21": upstream @8ef5b2d as laya-spec.md describes it.
+  static Dialect v0_3_21() { return {}; }
+  // "0.3.7": the shape of Laya 0.3.7 and of the kime / laya-js fixtures.
+  static Dialect v0_3_7() {
+    return {.instructions_ensure_ascii = true, .answer_confidence = false, .usage_options = false};
+  }
+};
+
+// Which form usage's truncation keys take (laya-spec-current §1).
+enum class TruncationUsage {
+  kAlways,             // state_tokens, state_tokens_dropped, truncated, truncated_questions
+  kFlagsOnly,          // upstream #687 by default: truncated, truncated_questions
+  kFlagsThenCounts,    // #687 with state_token_counts=True: the flags, then the two counts
 };
 
 struct DecideConfig {
@@ -37,6 +55,8 @@ struct DecideConfig {
   Budgets budgets;
   Calibration calibration;
   Dialect dialect;
+  TruncationUsage truncation_usage = TruncationUsage::kAlways;  // when the dialect reports truncation
+  std::optional<MinConfidence> min_confidence;                  // the gate, when set
 };
 
 // The tokenizer's ids for a text, with no special tokens added.
@@ -63,6 +83,8 @@ struct PreparedRequest {
   std::vector<Row> rows;            // one per question
   std::vector<OptionStats> option_stats;
   int64_t input_tokens = 0;         // Σ row lengths (usage.input_tokens)
+  int64_t state_tokens = 0;         // the state's ids before any cut
+  std::vector<int64_t> state_dropped;  // per question: the state ids its row could not hold
 };
 
 // Validates the questions, renders and tokenizes the state once and every question's pieces, and

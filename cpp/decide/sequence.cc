@@ -26,7 +26,7 @@ int64_t total_size(const std::vector<std::vector<int32_t>>& spans) {
 Result<Sequence> build_sequence(std::string_view question_id, const std::vector<int32_t>& head_ids,
                                 const std::vector<std::vector<int32_t>>& option_ids,
                                 const std::vector<int32_t>& state_ids, bool truncate_left,
-                                const SpecialIds& special, const Budgets& budgets) {
+                                const SpecialIds& special, const Budgets& budgets, MarkerFitMessage message) {
   if (budgets.max_len < 1 || budgets.head_max_len < 1) {
     return invalid_request("build_sequence for question " + python_str_repr(question_id) +
                            ": max_len and head_max_len must be positive, got " + std::to_string(budgets.max_len) +
@@ -65,6 +65,7 @@ Result<Sequence> build_sequence(std::string_view question_id, const std::vector<
   const size_t room = static_cast<size_t>(
       std::max<int64_t>(0, static_cast<int64_t>(budgets.max_len) - static_cast<int64_t>(ids.size()) - 1));
   const size_t keep = std::min(room, state_ids.size());
+  seq.state_kept = keep;
   // Current upstream keeps the last `room` ids for a left cut, none when room is 0 (older
   // upstream's st[-room:] kept the whole state then).
   const auto first = truncate_left ? state_ids.end() - static_cast<std::ptrdiff_t>(keep) : state_ids.begin();
@@ -75,6 +76,13 @@ Result<Sequence> build_sequence(std::string_view question_id, const std::vector<
   if (ids.size() > max_len) ids.resize(max_len);
   std::erase_if(seq.markers, [&](int32_t m) { return static_cast<size_t>(m) >= max_len; });
   if (seq.markers.size() != options.size()) {
+    if (message == MarkerFitMessage::kOnlyMarkersFit) {
+      return invalid_request("question " + python_str_repr(question_id) + ": only " +
+                             std::to_string(seq.markers.size()) + " of its " + std::to_string(options.size()) +
+                             " option markers fit in max_len=" + std::to_string(budgets.max_len) +
+                             " with head_max_len=" + std::to_string(budgets.head_max_len) +
+                             " spent on the question; lower head_max_len, raise max_len, or use fewer options");
+    }
     return invalid_request("question " + python_str_repr(question_id) + " options exceed head_max_len=" +
                            std::to_string(budgets.head_max_len));
   }

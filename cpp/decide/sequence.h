@@ -39,16 +39,22 @@ struct Sequence {
   std::vector<int32_t> ids;
   std::vector<int32_t> markers;  // index of each option's [MASK] in `ids`
   OptionStats options;
+  size_t state_kept = 0;         // state ids in `ids`: min(room, state size)
 };
+
+// The error when markers fall past max_len: "question 'q' options exceed head_max_len=N" up to
+// 0.3.21, "question 'q': only M of its K option markers fit in max_len=L with head_max_len=N ..." on.
+enum class MarkerFitMessage { kOptionsExceedHeadMaxLen, kOnlyMarkersFit };
 
 // `head_ids`, `option_ids` and `state_ids` are the tokenizer's ids without special tokens; options
 // are passed whole and capped here. `truncate_left` keeps the end of the state (upstream does it
-// for JSON-array states: the newest conversation turn is last). Fails with invalid_request
-// "question 'q' options exceed head_max_len=N" when a marker falls past max_len (upstream's
-// message, although max_len is the budget that ran out).
+// for JSON-array states: the newest conversation turn is last). Fails with invalid_request when a
+// marker falls past max_len, in the words `message` names (older upstream's names head_max_len,
+// although max_len is the budget that ran out).
 Result<Sequence> build_sequence(std::string_view question_id, const std::vector<int32_t>& head_ids,
                                 const std::vector<std::vector<int32_t>>& option_ids,
                                 const std::vector<int32_t>& state_ids, bool truncate_left,
-                                const SpecialIds& special, const Budgets& budgets);
+                                const SpecialIds& special, const Budgets& budgets,
+                                MarkerFitMessage message = MarkerFitMessage::kOptionsExceedHeadMaxLen);
 
 }  // namespace laya::decide

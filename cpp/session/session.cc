@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "decide/lang_temperatures.h"
 #include "session/cpu_backend.h"
 
 namespace laya {
@@ -154,14 +155,20 @@ Result<std::vector<std::vector<float>>> Session::run_embeddings(const CheckedBat
   return out;
 }
 
-decide::DecideConfig Session::decide_config(const decide::Dialect& dialect) const {
+Result<decide::DecideConfig> Session::decide_config(const decide::RequestOptions& options) const {
   decide::DecideConfig c;
   const tok::SpecialIds& special = configs_->tokenizer.special_ids();
   c.special = {special.cls, special.sep, special.mask};
   c.mask_literal = configs_->tokenizer.mask_literal();
-  c.budgets = {static_cast<int>(configs_->config.max_len), static_cast<int>(configs_->config.head_max_len)};
+  c.budgets = {options.max_len.value_or(static_cast<int>(configs_->config.max_len)),
+               options.head_max_len.value_or(static_cast<int>(configs_->config.head_max_len))};
   c.calibration = configs_->calibration;
-  c.dialect = dialect;
+  LAYA_ASSIGN_OR_RETURN(decide::LangTemperatures by_lang,
+                        decide::resolve_lang_temperatures(options.lang_temperatures, configs_->calibration));
+  if (const decide::Calibration* chosen = by_lang.find(options.lang)) c.calibration = *chosen;
+  c.dialect = options.dialect;
+  c.truncation_usage = options.truncation_usage;
+  c.min_confidence = options.min_confidence;
   return c;
 }
 
@@ -171,34 +178,38 @@ decide::TextEncoder Session::encoder() const {
 }
 
 Result<decide::PreparedRequest> Session::prepare(const json::Value& state, const json::Value& questions,
-                                                 const decide::Dialect& dialect) const {
+                                                 const decide::RequestOptions& options) const {
   if (!configs_) return invalid_request("prepare: configure the session first");
-  return decide::prepare_request(state, questions, encoder(), decide_config(dialect));
+  LAYA_ASSIGN_OR_RETURN(decide::DecideConfig config, decide_config(options));
+  return decide::prepare_request(state, questions, encoder(), config);
 }
 
 Result<std::string> Session::answer(const decide::PreparedRequest& request,
-                                    const std::vector<decide::RowOutput>& outputs, const decide::Dialect& dialect,
+                                    const std::vector<decide::RowOutput>& outputs,
+                                    const decide::RequestOptions& options,
                                     const std::optional<decide::ExtraMember>& extra) const {
   if (!configs_) return invalid_request("answer: configure the session first");
-  return decide::answer_request(request, outputs, decide_config(dialect), extra);
+  LAYA_ASSIGN_OR_RETURN(decide::DecideConfig config, decide_config(options));
+  return decide::answer_request(request, outputs, config, extra);
 }
 
 Result<std::string> Session::predict(const json::Value& state, const json::Value& questions,
-                                     const decide::Dialect& dialect) {
+                                     const decide::RequestOptions& options) {
   LAYA_RETURN_IF_ERROR(require_ready());
-  LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, questions, dialect));
+  LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, questions, options));
   LAYA_ASSIGN_OR_RETURN(std::vector<decide::RowOutput> outputs, forward_rows(request));
-  return answer(request, outputs, dialect);
+  return answer(request, outputs, options);
 }
 
 Result<std::string> Session::predict_shortlist(const json::Value& state, const json::Value& questions,
-                                               const decide::Dialect& dialect, int64_t k, size_t max_length) {
+                                               const decide::RequestOptions& options, int64_t k,
+                                               size_t max_length) {
   LAYA_RETURN_IF_ERROR(require_ready());
   auto embed_texts = [&](const std::vector<std::string>& texts) { return embed(texts, max_length); };
   LAYA_ASSIGN_OR_RETURN(decide::Shortlist shortlist, decide::shortlist_questions(state, questions, k, embed_texts));
-  LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, shortlist.questions, dialect));
+  LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, shortlist.questions, options));
   LAYA_ASSIGN_OR_RETURN(std::vector<decide::RowOutput> outputs, forward_rows(request));
-  return answer(request, outputs, dialect, decide::ExtraMember{"shortlist", decide::shortlist_json(shortlist.entries)});
+  return answer(request, outputs, options, decide::ExtraMember{"shortlist", decide::shortlist_json(shortlist.entries)});
 }
 
 Result<std::vector<decide::RowOutput>> Session::forward_rows(const decide::PreparedRequest& request) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "decide/request.h"
+#include "decide/request_options.h"
 #include "decide/shortlist.h"
 #include "engine/batch.h"
 #include "laya/config.h"
@@ -72,20 +73,21 @@ class Session {
   Result<std::vector<DecisionOutput>> forward_decisions(const Batch& batch, bool each_alone);
   Result<std::vector<std::vector<float>>> forward_embeddings(const Batch& batch, bool each_alone);
 
-  // Typed decisions (laya-spec §4, §5). Needs weights.
+  // Typed decisions (laya-spec §4, §5), with the call's options (decide/request_options.h: a
+  // shape alone converts). Needs weights.
   Result<std::string> predict(const json::Value& state, const json::Value& questions,
-                              const decide::Dialect& dialect);
+                              const decide::RequestOptions& options);
   // The rows a request becomes, and the answer from given outputs: configs and tokenizer only.
   Result<decide::PreparedRequest> prepare(const json::Value& state, const json::Value& questions,
-                                          const decide::Dialect& dialect) const;
+                                          const decide::RequestOptions& options) const;
   Result<std::string> answer(const decide::PreparedRequest& request,
-                             const std::vector<decide::RowOutput>& outputs, const decide::Dialect& dialect,
+                             const std::vector<decide::RowOutput>& outputs, const decide::RequestOptions& options,
                              const std::optional<decide::ExtraMember>& extra = std::nullopt) const;
   // predict_shortlist (laya-spec §5.8): choice questions with more than k labels cut to the k
   // closest to the query by embedding (texts of at most max_length tokens), then predict; the
   // response carries "shortlist" after "usage". Needs weights.
   Result<std::string> predict_shortlist(const json::Value& state, const json::Value& questions,
-                                        const decide::Dialect& dialect, int64_t k, size_t max_length);
+                                        const decide::RequestOptions& options, int64_t k, size_t max_length);
   // embed_fn_from_agent (laya-spec §3.10): mean-pooled encoder states, one row of d per text.
   // max_length >= 1, as the boundary checks it (LayaSession.embed, wire::shortlist_options).
   Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts, size_t max_length);
@@ -133,7 +135,8 @@ class Session {
   // The model's outputs for every row, in batches of at most kMaxTokensPerForward tokens.
   Result<std::vector<decide::RowOutput>> forward_rows(const decide::PreparedRequest& request);
   Status require_ready() const;
-  decide::DecideConfig decide_config(const decide::Dialect& dialect) const;
+  // The checkpoint's settings with the call's options over them.
+  Result<decide::DecideConfig> decide_config(const decide::RequestOptions& options) const;
   decide::TextEncoder encoder() const;
 
   std::unique_ptr<const Configs> configs_;

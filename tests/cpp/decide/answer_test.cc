@@ -35,7 +35,7 @@ std::string answer_json(const Question& q, std::vector<float> logits, std::vecto
   auto a = compute_answer(q, logits, act, t);
   REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().message));
   std::string out;
-  append_answer_json(out, q, a.value(), with_answer_confidence);
+  append_answer_json(out, q, a.value(), {.answer_confidence = with_answer_confidence});
   return out;
 }
 
@@ -154,6 +154,48 @@ TEST_CASE("a one-option choice is certain and non-string labels keep their JSON 
   CHECK(answer_json(mixed, {0.0f, 50.0f, 0.0f}, {1.0f, 0.0f}, 1.0, false) ==
         R"({"type": "choice", "choice": true, "probabilities": {"null": 0.0, "true": 1.0, "2.5": 0.0}, )"
         R"("confidence": 1.0, "action": {"act_probability": 0.7311}})");
+}
+
+TEST_CASE("from upstream 0.3.22 legend values are the levels rendered as text") {
+  // laya-spec-current §3.1's table: a string passes, anything else is json.dumps text.
+  const auto score = one_question(
+      R"({"q": {"type": "score", "instructions": "x", "criteria": [1, 2.5, true, {"a":[1,2]}, 1e-5, "lo"]}})");
+  auto a = compute_answer(score, std::vector<float>(6, 0.0f), std::vector<float>{0.0f, 0.0f}, 1.0);
+  REQUIRE(a.ok());
+  std::string rendered, echoed;
+  append_answer_json(rendered, score, a.value(), {.rendered_legend = true});
+  append_answer_json(echoed, score, a.value(), {});
+  CHECK(rendered.find(R"("legend": {"0": "1", "1": "2.5", "2": "true", "3": "{\"a\": [1, 2]}", "4": "1e-05", "5": "lo"})") !=
+        std::string::npos);
+  CHECK(echoed.find(R"("legend": {"0": 1, "1": 2.5, "2": true, "3": {"a": [1, 2]}, "4": 1e-05, "5": "lo"})") !=
+        std::string::npos);
+}
+
+TEST_CASE("with an option_order the logits arrive in slot order and every field reads the caller's order") {
+  const laya::decide::QuestionOptions newest{.newest_checks = true};
+  const auto parse = [&](const char* json) {
+    auto r = parse_questions(parse_or_fail(json, "questions"), newest);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    return r.value().at(0);
+  };
+  const std::vector<float> act{0.0f, 0.0f};
+  // Slot 0 carries option 2 ("c"): its logit 5 makes "c" the choice. e^5 / (e^5 + 2) = 0.98670.
+  const auto choice = parse(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", "b", "c"], "option_order": [2, 0, 1]}})");
+  CHECK(answer_json(choice, {5.0f, 0.0f, 0.0f}, act, 1.0).find(
+            R"("choice": "c", "probabilities": {"a": 0.0066, "b": 0.0066, "c": 0.9867})") != std::string::npos);
+  // A tie goes to the first option in the caller's order, whatever the slots.
+  const auto pair = parse(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", "b"], "option_order": [1, 0]}})");
+  auto tie = compute_answer(pair, std::vector<float>{0.0f, 0.0f}, act, 1.0);
+  REQUIRE(tie.ok());
+  CHECK(tie.value().choice == 0);
+  // noul [1, 0]: slot 0 is the true option, so noul = p_slot[0] = e^2 / (e^2 + 1) = 0.88080.
+  const auto noul = parse(R"({"q": {"type": "noul", "instructions": "x", "option_order": [1, 0]}})");
+  CHECK(answer_json(noul, {2.0f, 0.0f}, act, 1.0).find(R"("noul": 0.8808, "confidence": 0.8808)") != std::string::npos);
+  // The expected score runs over the caller's levels: level 1 holds e^3 / (e^3 + 1) = 0.95257.
+  const auto score = parse(R"({"q": {"type": "score", "instructions": "x", "criteria": ["lo", "hi"], "option_order": [1, 0]}})");
+  CHECK(answer_json(score, {3.0f, 0.0f}, act, 1.0).find(
+            R"("score": 0.9526, "legend": {"0": "lo", "1": "hi"}, "probabilities": {"0": 0.0474, "1": 0.9526})") !=
+        std::string::npos);
 }
 
 TEST_CASE("ties go to the first option and probabilities are softmax of logits over T in float32") {

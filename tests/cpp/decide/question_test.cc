@@ -30,7 +30,7 @@ std::vector<Question> parsed(const std::string& questions_json, QuestionOptions 
 
 // Expected texts are upstream's format strings (agent.py _check_question, common.py
 // _resolve_noul_labels) filled in by hand.
-TEST_CASE("every validation row of laya-spec §4.1 gives current upstream's message") {
+TEST_CASE("every validation row of laya-spec §4.1 gives the message of upstream 0.3.21") {
   CHECK(message(R"({"q": "text"})") == "question 'q': definition must be a dict, got str");
   CHECK(message(R"({"q": [1]})") == "question 'q': definition must be a dict, got list");
   CHECK(message(R"({"q": null})") == "question 'q': definition must be a dict, got NoneType");
@@ -152,4 +152,105 @@ TEST_CASE("non-string instructions are json.dumps text, non-ASCII escaped only i
   CHECK(parsed(questions, {.instructions_ensure_ascii = true})[0].instructions ==
         "{\"ask\": \"caf\\u00e9\", \"n\": 1.5}");
   CHECK(parsed(R"({"q": {"type": "noul", "instructions": null}})")[0].instructions == "null");
+}
+
+namespace {
+
+constexpr QuestionOptions kNewest{.newest_checks = true};
+
+}  // namespace
+
+// Expected texts below are laya-spec-current §12 and §2.1's format strings filled in by hand.
+TEST_CASE("upstream 0.3.22 on refuses a blank question id, naming it with repr") {
+  CHECK(message(R"({"": {"type": "noul", "instructions": "x"}})", kNewest) ==
+        "question id must be a non-empty string, got ''");
+  CHECK(message(R"({" \t": {"type": "noul", "instructions": "x"}})", kNewest) ==
+        "question id must be a non-empty string, got ' \\t'");
+  CHECK(message(R"({"": {"type": "noul", "instructions": "x"}})") == "");
+}
+
+TEST_CASE("upstream 0.3.22 on refuses null and empty instructions but accepts numbers and booleans") {
+  CHECK(message(R"({"q": {"type": "noul", "instructions": null}})", kNewest) ==
+        "question 'q': 'instructions' must not be None; add the text the model should answer");
+  const std::string empty = "question 'q': 'instructions' must not be empty; add the text the model should answer";
+  for (const char* blank : {R"("")", R"(" \n\u3000")", "[]", "{}"}) {
+    CHECK_MESSAGE(message(std::string(R"({"q": {"type": "noul", "instructions": )") + blank + "}}", kNewest) == empty,
+                  blank);
+  }
+  CHECK(parsed(R"({"q": {"type": "noul", "instructions": 0}})", kNewest)[0].instructions == "0");
+  CHECK(parsed(R"({"q": {"type": "noul", "instructions": false}})", kNewest)[0].instructions == "false");
+  CHECK(parsed(R"({"q": {"type": "noul", "instructions": [""]}})", kNewest)[0].instructions == "[\"\"]");
+  // The type comes before the instructions.
+  CHECK(message(R"({"q": {"type": "x", "instructions": null}})", kNewest) ==
+        "question 'q': unknown type 'x'; use one of ['choice', 'noul', 'score']");
+}
+
+TEST_CASE("upstream 0.3.22 on names a non-scalar list label with the bool wording and refuses a null one") {
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", ["b", 1]]}})", kNewest) ==
+        "question 'q': choice label 1 is a list; a label is rendered as option text and used as the answer "
+        "key, so it must be a scalar (a string, number or bool), got ['b', 1]");
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", "b", null]}})", kNewest) ==
+        "question 'q': choice label 2 is null; a label is rendered as option text and used as the answer key, "
+        "so it must be a string, number or bool -- a null label renders as the text \"None\" while its answer "
+        "key is \"null\"");
+  // Every label is checked for its kind before any is compared with another.
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", "a", null]}})", kNewest) ==
+        "question 'q': choice label 2 is null; a label is rendered as option text and used as the answer key, "
+        "so it must be a string, number or bool -- a null label renders as the text \"None\" while its answer "
+        "key is \"null\"");
+}
+
+TEST_CASE("upstream 0.3.22 on refuses a list label equal to an earlier one under Python's ==") {
+  const auto repeat = [](const char* later, int i, int j) {
+    return "question 'q': choice label " + std::to_string(i) + " (" + later + ") repeats label " +
+           std::to_string(j) + "; the labels are the answer keys, so every option needs its own (1, 1.0 and "
+                               "True are one key)";
+  };
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", "b", "a"]}})", kNewest) ==
+        repeat("'a'", 2, 0));
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": [1, "1", 1.0]}})", kNewest) ==
+        repeat("1.0", 2, 0));
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["z", true, 1]}})", kNewest) ==
+        repeat("1", 2, 1));
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": [0, false]}})", kNewest) ==
+        repeat("False", 1, 0));
+  // 1 and "1" are different keys; NaN equals nothing.
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": [1, "1", NaN, NaN]}})", kNewest) == "");
+  // A dict's keys are strings json.loads has already merged: nothing to refuse.
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": {"a": 1, "a": 2}}})", kNewest) == "");
+}
+
+TEST_CASE("option_order must be a permutation of range(n), integers only") {
+  const auto refused = [](const char* order, int n, const char* shown) {
+    return "question 'q': 'option_order' must be a permutation of range(" + std::to_string(n) +
+           ") -- one slot per option, each option once -- got " + shown;
+  };
+  const auto choice = [](const char* order) {
+    return std::string(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a", "b", "c"], "option_order": )") +
+           order + "}}";
+  };
+  const auto noul = [](const char* order) {
+    return std::string(R"({"q": {"type": "noul", "instructions": "x", "option_order": )") + order + "}}";
+  };
+  CHECK(message(noul("[1, 0]"), kNewest) == "");
+  CHECK(parsed(choice("[2, 0, 1]"), kNewest)[0].option_order == std::vector<size_t>{2, 0, 1});
+  CHECK(message(noul("[0, 1.0]"), kNewest) == refused("[0, 1.0]", 2, "[0, 1.0]"));
+  CHECK(message(noul("[true, 0]"), kNewest) == refused("[true, 0]", 2, "[True, 0]"));
+  CHECK(message(noul("true"), kNewest) == refused("true", 2, "True"));
+  CHECK(message(noul("null"), kNewest) == refused("null", 2, "None"));
+  CHECK(message(noul(R"("x")"), kNewest) == refused("x", 2, "'x'"));
+  CHECK(message(noul("[1, 0, 2]"), kNewest) == refused("", 2, "[1, 0, 2]"));
+  CHECK(message(noul("[1, 1]"), kNewest) == refused("", 2, "[1, 1]"));
+  CHECK(message(choice("[0, 1, 3]"), kNewest) == refused("", 3, "[0, 1, 3]"));
+  CHECK(message(choice("[-1, 0, 1]"), kNewest) == refused("", 3, "[-1, 0, 1]"));
+  // A score counts its levels; a choice's dict its entries.
+  CHECK(message(R"({"q": {"type": "score", "instructions": "x", "criteria": ["lo", "mid", "hi"], "option_order": [0, 1]}})",
+                kNewest) == refused("", 3, "[0, 1]"));
+  // Checked after the criteria, before the labels.
+  CHECK(message(R"({"q": {"type": "score", "instructions": "x", "criteria": [], "option_order": [0]}})", kNewest) ==
+        "question 'q': a score question needs at least one level");
+  CHECK(message(R"({"q": {"type": "choice", "instructions": "x", "criteria": ["a"], "option_order": [1], "labels": 1}})",
+                kNewest) == refused("", 1, "[1]"));
+  // Before 0.3.22 the key is unknown and ignored.
+  CHECK(parsed(noul(R"("x")"))[0].option_order.empty());
 }

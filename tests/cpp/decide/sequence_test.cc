@@ -140,6 +140,16 @@ TEST_CASE("the state takes the room max_len leaves: its start, or its end for ar
   CHECK(right.ids == Ids{C, 1, S, M, 10, S, 200, 201, 202, S});
   const auto left = build({1}, {{10}}, state, true, {10, 192});
   CHECK(left.ids == Ids{C, 1, S, M, 10, S, 203, 204, 205, S});
+  CHECK(right.state_kept == 3);
+  CHECK(left.state_kept == 3);
+}
+
+TEST_CASE("the kept state count is min(room, state size), none when the prefix fills max_len") {
+  CHECK(build({1}, {{10}}, range(200, 6), false, {20, 192}).state_kept == 6);  // room 13
+  CHECK(build({1}, {{10}}, range(200, 13), false, {20, 192}).state_kept == 13);
+  CHECK(build({1}, {{10}}, range(200, 14), false, {20, 192}).state_kept == 13);
+  CHECK(build({1}, {{10, 11}}, range(200, 5), true, {8, 192}).state_kept == 0);  // room 0
+  CHECK(build({1}, {{10}}, {}, false, {20, 192}).state_kept == 0);
 }
 
 TEST_CASE("with no room left a left-truncated state keeps none of its ids") {
@@ -161,6 +171,17 @@ TEST_CASE("a marker past max_len fails with upstream's head_max_len message") {
   REQUIRE(fits.ok());
   CHECK(fits.value().markers == Ids{10, 12});
   CHECK(fits.value().ids.size() == 13);
+}
+
+TEST_CASE("from upstream 0.3.22 a marker past max_len says how many markers fit and both budgets") {
+  // Prefix [CLS] 8 ids [SEP] = 10; markers at 10, 12, 14: max_len 13 keeps the first two.
+  auto r = build_sequence("it's", {1, 2, 3, 4, 5, 6, 7, 8}, {{10}, {20}, {30}}, {}, false, kSpecial, {13, 100},
+                          laya::decide::MarkerFitMessage::kOnlyMarkersFit);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == laya::ErrorCode::kInvalidRequest);
+  CHECK(r.error().message ==
+        "question \"it's\": only 2 of its 3 option markers fit in max_len=13 with head_max_len=100 spent on the "
+        "question; lower head_max_len, raise max_len, or use fewer options");
 }
 
 TEST_CASE("budgets that are not positive are rejected") {

@@ -39,7 +39,7 @@ json::Value parse(const std::string& text, bool allow_nonfinite = false) {
 }
 
 Result<std::string> predict(const json::Value& state, const std::string& questions) {
-  return tiny().predict(state, parse(questions), decide::Dialect::current());
+  return tiny().predict(state, parse(questions), decide::Dialect::v0_3_21());
 }
 
 const std::string kGoodQuestion = R"({"q": {"type": "choice", "instructions": "w7 w8", "criteria": ["w9", "w10"]}})";
@@ -129,19 +129,19 @@ TEST_CASE("a huge state is cut to max_len, and mask literals in user text never 
   std::string huge;
   for (int i = 0; i < 20000; ++i) huge += "w" + std::to_string(4 + i % 500) + (i % 7 == 0 ? " [MASK] " : " ");
   const json::Value state = json::Value::string(huge);
-  auto prepared = tiny().prepare(state, parse(kGoodQuestion), decide::Dialect::current());
+  auto prepared = tiny().prepare(state, parse(kGoodQuestion), decide::Dialect::v0_3_21());
   REQUIRE(prepared.ok());
   const auto& row = prepared.value().rows.at(0);
   CHECK(row.ids.size() == 512);
   CHECK(row.markers.size() == 2);
   CHECK(count_of(row.ids, 511) == 2);  // only the two option markers are [MASK]
-  auto answered = tiny().predict(state, parse(kGoodQuestion), decide::Dialect::current());
+  auto answered = tiny().predict(state, parse(kGoodQuestion), decide::Dialect::v0_3_21());
   REQUIRE(answered.ok());
   CHECK(answered.value().find("\"input_tokens\": 512") != std::string::npos);
 
   // Mask literals in the instructions and labels are scrubbed too.
   const std::string masked = R"({"q": {"type": "choice", "instructions": "w7 [MASK] w8", "criteria": {"w9 [MASK]": "[MASK]", "w10": null}}})";
-  auto p = tiny().prepare(json::Value::string("[MASK][MASK] w5"), parse(masked), decide::Dialect::current());
+  auto p = tiny().prepare(json::Value::string("[MASK][MASK] w5"), parse(masked), decide::Dialect::v0_3_21());
   REQUIRE(p.ok());
   CHECK(count_of(p.value().rows.at(0).ids, 511) == 2);
 }
@@ -156,7 +156,7 @@ TEST_CASE("deeply nested, very large and non-finite JSON states are handled with
   const std::string nested = std::string(200, '[') + "\"w5\"" + std::string(200, ']');
   auto within = decide::parse_state(nested, decide::StateForm::kJson);
   REQUIRE(within.ok());
-  CHECK(tiny().predict(within.value(), parse(kGoodQuestion), decide::Dialect::current()).ok());
+  CHECK(tiny().predict(within.value(), parse(kGoodQuestion), decide::Dialect::v0_3_21()).ok());
 
   // 5 000 members: rendered, cut to max_len, answered.
   std::string wide = "{";
@@ -164,14 +164,14 @@ TEST_CASE("deeply nested, very large and non-finite JSON states are handled with
   wide += "}";
   auto big = decide::parse_state(wide, decide::StateForm::kJson);
   REQUIRE(big.ok());
-  auto answered = tiny().predict(big.value(), parse(kGoodQuestion), decide::Dialect::current());
+  auto answered = tiny().predict(big.value(), parse(kGoodQuestion), decide::Dialect::v0_3_21());
   REQUIRE(answered.ok());
   CHECK(answered.value().find("\"input_tokens\": 512") != std::string::npos);
 
   // Python's json reads NaN and Infinity in a state and json.dumps writes them back.
   auto nonfinite = decide::parse_state(R"({"a": NaN, "b": [Infinity, -Infinity]})", decide::StateForm::kJson);
   REQUIRE(nonfinite.ok());
-  CHECK(tiny().predict(nonfinite.value(), parse(kGoodQuestion), decide::Dialect::current()).ok());
+  CHECK(tiny().predict(nonfinite.value(), parse(kGoodQuestion), decide::Dialect::v0_3_21()).ok());
 }
 
 TEST_CASE("an empty question set answers with no tokens and no answers") {
@@ -209,7 +209,7 @@ TEST_CASE("infinite or NaN scorer weights make that question fail with a clear e
     CAPTURE(bits);
     Session session;
     load_with_scorer(session, bits);
-    auto r = session.predict(json::Value::string("w5 w6"), parse(kGoodQuestion), decide::Dialect::current());
+    auto r = session.predict(json::Value::string("w5 w6"), parse(kGoodQuestion), decide::Dialect::v0_3_21());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == ErrorCode::kInvalidCheckpoint);
     CHECK_MESSAGE(r.error().message.find("question 'q'") != std::string::npos, r.error().message);
@@ -227,7 +227,7 @@ TEST_CASE("a batch gives each sequence the same bits whatever the order of the s
     const std::string questions = n % 3 == 0 ? kGoodQuestion
                                   : n % 3 == 1 ? R"({"s": {"type": "score", "instructions": "w3", "criteria": ["w4", "w5", "w6"]}})"
                                                : R"({"n": {"type": "noul", "instructions": "w12"}})";
-    auto p = s.prepare(json::Value::string(state), parse(questions), decide::Dialect::current());
+    auto p = s.prepare(json::Value::string(state), parse(questions), decide::Dialect::v0_3_21());
     REQUIRE(p.ok());
     rows.push_back(p.value().rows.at(0));
   }

@@ -85,7 +85,7 @@ const char* kQuestions =
 
 TEST_CASE("an outside session answers predict exactly as the CPU session, in one round of batches") {
   Sessions s;
-  const decide::Dialect dialect = decide::Dialect::current();
+  const decide::Dialect dialect = decide::Dialect::v0_3_21();
   const json::Value questions = parse(kQuestions);
   int rounds = 0;
   const std::string answer = replay<std::string>(
@@ -108,7 +108,7 @@ TEST_CASE("an outside session's embeddings are the CPU session's") {
 
 TEST_CASE("predict_shortlist on an outside session embeds in one round and decides in the next") {
   Sessions s;
-  const decide::Dialect dialect = decide::Dialect::current();
+  const decide::Dialect dialect = decide::Dialect::v0_3_21();
   const json::Value questions = parse(kQuestions);
   int rounds = 0;
   const std::string answer = replay<std::string>(
@@ -123,7 +123,7 @@ TEST_CASE("outputs of the wrong length or for a batch that was never asked for a
   Sessions s;
   OutsideRuns& runs = s.outside.outside()->runs();
   runs.begin_request();
-  (void)s.outside.predict(kState, parse(kQuestions), decide::Dialect::current());
+  (void)s.outside.predict(kState, parse(kQuestions), decide::Dialect::v0_3_21());
   REQUIRE(runs.pending().size() == 1);
   const std::vector<float> few(3, 0.0f);
   Status short_outputs = runs.supply(GraphKind::kDecision, 0, few);

@@ -37,7 +37,7 @@ TEST_CASE("a stop check set before loading stops predict, embed and forward; the
 
   const json::Value state = json::Value::string("w40 w41 w42");
   const json::Value questions = parse(R"({"c": {"type": "choice", "instructions": "w10", "criteria": ["w50", "w51"]}})");
-  const decide::Dialect dialect = decide::Dialect::current();
+  const decide::Dialect dialect = decide::Dialect::v0_3_21();
   const std::vector<std::string> texts = {"w5 w7", "w9"};
   Batch batch;
   batch.add(std::vector<int32_t>{1, 20, 21, 2}, std::vector<int32_t>{1, 2}, 0);

@@ -40,7 +40,7 @@ describe('arguments', () => {
     [['embed', '--model', kTinyCheckpoint, '--texts', '[1]'], '--texts must be a JSON array of strings'],
     [['embed', '--model', kTinyCheckpoint, '--texts', '[]', '--max-length', '0'], '--max-length must be a positive integer, got "0"'],
     [['predict', '--model', kTinyCheckpoint, '--questions', '{}'], 'predict: give exactly one of --state and --state-json'],
-    [['predict', '--model', kTinyCheckpoint, '--questions', '{}', '--state', 's', '--shape', '1'], '--shape must be "current" or "0.3.7", got "1"'],
+    [['predict', '--model', kTinyCheckpoint, '--questions', '{}', '--state', 's', '--shape', '1'], '--shape must be "current", "0.3.21" or "0.3.7", got "1"'],
   ])('%j exits 2 naming the fault', async (argv, message) => {
     const result = await run(argv);
     expect(result.status).toBe(2);
@@ -78,12 +78,52 @@ describe('commands', () => {
     });
   });
 
+  test('predict passes --min-confidence, --max-len, --head-max-len, --lang and --lang-temperatures to the engine under upstream\'s names', async () => {
+    const result = await run(['predict', '--model', kTinyCheckpoint, '--state', 's', '--questions', '{}',
+      '--min-confidence', '{"default": 0.6}', '--max-len', '256', '--head-max-len', '64', '--lang', 'de',
+      '--lang-temperatures', '{"de": null}']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(JSON.parse(result.stdout).options)).toEqual({
+      min_confidence: { default: 0.6 }, max_len: 256, head_max_len: 64, lang: 'de', lang_temperatures: { de: null },
+    });
+    const bad = await run(['predict', '--model', kTinyCheckpoint, '--state', 's', '--questions', '{}', '--min-confidence', 'high']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^laya-wasm: --min-confidence is not valid JSON/);
+  });
+
   test('embed prints the text the engine wrote for the embeddings', async () => {
     // The engine's float text (the shortest that reads back as the same f32) is pinned by
     // tests/cpp/session/wire_test.cc and by the real module in integration/decisions.test.ts.
     const fake = new FakeCore({ embed: (texts, maxLength) => texts.map(() => [0.5, -2, maxLength]) });
     const result = await run(['embed', '--model', kTinyCheckpoint, '--texts', '["a", "b"]', '--max-length', '8'], fake);
     expect(result.stdout).toBe('{"embeddings": [[0.5,-2,8],[0.5,-2,8]]}\n');
+  });
+});
+
+describe('route', () => {
+  test('route prints the routing object in upstream\'s key order and JSON spelling, and loads no module', async () => {
+    const fake = new FakeCore();
+    const result = await run(['route', '--state', 'The parcel arrived broken and nobody answers my emails.', '--default', 'english'], fake);
+    expect(result).toMatchObject({ status: 0, stderr: '' });
+    // English stopwords (the, and, my), no non-English letters: upstream's last rule, "English Latin text".
+    expect(result.stdout).toBe('{"model": "english", "repo": "convaiinnovations/laya", "reason": "English Latin text", ' +
+      '"detection": {"script": "latin", "script_profile": {"latin": 1.0}, "language": "en", "is_english": true, ' +
+      '"language_undecided": false, "diacritic_rate": 0.0, "non_latin_fraction": 0.0, "mixed_segment": null}, "workflow": null}\n');
+    expect(fake.modules).toBe(0);
+  });
+
+  test('an explicit --model alias wins over detection and is reported with Python\'s repr', async () => {
+    const result = await run(['route', '--state-json', '{"note": "Der Kunde ist sehr unzufrieden."}', '--model', 'EN ']);
+    expect(JSON.parse(result.stdout)).toEqual({
+      model: 'english', repo: 'convaiinnovations/laya', reason: "explicit model='EN '", detection: null, workflow: null,
+    });
+  });
+
+  test('an unknown --model exits 1 with upstream\'s message, and a missing state exits 2', async () => {
+    const unknown = await run(['route', '--state', 'x', '--model', 'klingon']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/^laya-wasm: unknown model 'klingon'; choose one of /);
+    expect((await run(['route'])).stderr.split('\n')[0]).toBe('laya-wasm: route: give exactly one of --state and --state-json');
   });
 });
 

@@ -7,7 +7,7 @@ import { loadModelWith, loadPipelineWith } from '../load.js';
 import type { LayaModel, LayaPipeline } from '../model.js';
 import { nodeRuntime } from '../node/node-runtime.js';
 import type { LoadOptions } from '../options.js';
-import type { ResponseShape } from '../request.js';
+import type { PredictOptions, ResponseShape } from '../request.js';
 import { cacheRoot } from '../node/cache-folder.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { parseArgs, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
@@ -24,8 +24,10 @@ Commands:
       Raw forward pass in the fixture format: {"inputs":[{ids,markers,qtype}],"embed_inputs":[{ids}]}
       -> {"expected":[{logits,act}],"embed_expected":[{pooled}]}.
   predict --model <dir> (--state <text|@file> | --state-json <json|@file>) --questions <json|@file>
-          [--shape current|0.3.7]
+          [--shape current|0.3.21|0.3.7] [--min-confidence <number|json>] [--max-len N]
+          [--head-max-len N] [--lang L] [--lang-temperatures <json|@file>]
       Prints upstream's answer JSON. A text state read from @file loses one trailing newline.
+      --min-confidence: a number or a {bucket: number} map; answers below it abstain.
   embed --model <dir> --texts <json|@file> [--max-length N]
       Mean-pooled encoder embeddings of a JSON array of strings: {"embeddings": [[...], ...]}.
   quantize --model <dir> --out <dir>
@@ -63,7 +65,10 @@ $XDG_CACHE_HOME/laya-wasm (default ~/.cache/laya-wasm), with progress on stderr.
 
 const kCommands: Record<string, CommandSpec> = {
   forward: { required: ['model', 'inputs'], optional: ['out'] },
-  predict: { required: ['model', 'questions'], optional: ['state', 'state-json', 'shape'] },
+  predict: {
+    required: ['model', 'questions'],
+    optional: ['state', 'state-json', 'shape', 'min-confidence', 'max-len', 'head-max-len', 'lang', 'lang-temperatures'],
+  },
   embed: { required: ['model', 'texts'], optional: ['max-length'] },
   parity: { required: ['model', 'cases', 'recorded'], optional: ['out'] },
   quantize: { required: ['model', 'out'], optional: [] },
@@ -159,11 +164,24 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       const state = await stateArgument(flag('state'), flag('state-json'));
       const questions = { json: await jsonArgument(flag('questions') as string, '--questions') };
       const shape = flag('shape');
-      if (shape !== undefined && shape !== 'current' && shape !== '0.3.7') {
-        throw new UsageError(`--shape must be "current" or "0.3.7", got "${shape}"`);
+      if (shape !== undefined && shape !== 'current' && shape !== '0.3.21' && shape !== '0.3.7') {
+        throw new UsageError(`--shape must be "current", "0.3.21" or "0.3.7", got "${shape}"`);
       }
-      const text = await withModel(model, options,
-        (m) => m.predictJson(state, questions, shape ? { shape: shape as ResponseShape } : {}));
+      const predictOptions: PredictOptions = shape ? { shape: shape as ResponseShape } : {};
+      const gate = flag('min-confidence');
+      if (gate !== undefined) predictOptions.minConfidence = parseJsonFlag(gate, '--min-confidence') as number;
+      const maxLen = flag('max-len');
+      if (maxLen !== undefined) predictOptions.maxLen = positiveInteger(maxLen, 'max-len');
+      const headMaxLen = flag('head-max-len');
+      if (headMaxLen !== undefined) predictOptions.headMaxLen = positiveInteger(headMaxLen, 'head-max-len');
+      const lang = flag('lang');
+      if (lang !== undefined) predictOptions.lang = lang;
+      const temperatures = flag('lang-temperatures');
+      if (temperatures !== undefined) {
+        predictOptions.langTemperatures = parseJsonFlag(await jsonArgument(temperatures, '--lang-temperatures'),
+                                                        '--lang-temperatures') as PredictOptions['langTemperatures'];
+      }
+      const text = await withModel(model, options, (m) => m.predictJson(state, questions, predictOptions));
       io.stdout(`${text}\n`);
       return 0;
     }
@@ -258,6 +276,15 @@ async function readText(path: string, flag: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (error) {
     throw new LayaError('invalid_request', `${flag}: cannot read ${path}: ${describeError(error)}`);
+  }
+}
+
+/** A flag's value parsed as JSON (the engine checks what it holds, with upstream's messages). */
+function parseJsonFlag(value: string, flag: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    throw new UsageError(`${flag} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
