@@ -1,9 +1,9 @@
-// GEMM ceiling of this machine for wasm SIMD128 (issue 7): an ideal 4x8 f32 register tile (8
+// GEMM ceiling of this machine for wasm SIMD128: an ideal 4x8 f32 register tile (8
 // accumulators, 2 B vectors and 4 A splats per k step, mul + add as wasm has no baseline FMA) run
 // in a tight loop on L1-resident panels, so the speed benchmark can report its GF/s as a fraction
 // of what the ISA and this core allow. Built by scripts/bench-gemm-ceiling.sh, not the main CMake,
 // twice: plain SIMD (mul + add) and with -mrelaxed-simd -DLAYA_RELAXED_SIMD, where the tile's
-// multiply-adds are f32x4.relaxed_madd (the relaxed-SIMD module's kernels/madd.h; issue 15).
+// multiply-adds are f32x4.relaxed_madd (the relaxed-SIMD module's kernels/madd.h).
 // Timed in process CPU seconds (Node's process.cpuUsage): on a shared, loaded machine wall time
 // counts the other processes' turns; CPU time counts only ours.
 #include <wasm_simd128.h>

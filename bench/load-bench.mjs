@@ -1,4 +1,4 @@
-// Issue 3: load throughput and peak memory of the English-large-shaped random F16 checkpoint,
+// Load throughput and peak memory of the English-large-shaped random F16 checkpoint,
 // from a local directory and from a local HTTP server in the Hugging Face URL layout. Each load
 // runs in a fresh child process (bench/load-child.mjs) so peak RSS is that load's alone.
 // Targets: peak RSS above baseline <= 1.1x file size; >= 1 GB/s from a local file in Node.

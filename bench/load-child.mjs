@@ -1,4 +1,4 @@
-// One measured load in a fresh process (issue 3): prints one JSON line. The baseline is the RSS
+// One measured load in a fresh process: prints one JSON line. The baseline is the RSS
 // after the wasm module and tokenizer were loaded once (loadPipeline, then disposed and collected),
 // so "peak above baseline" is what the checkpoint's weights cost. Run with --expose-gc.
 // With `raw` instead of a source it only reads model.safetensors into a fresh WebAssembly.Memory in

@@ -1,4 +1,4 @@
-// Issue 7: laya-wasm vs onnxruntime-web (wasm backend, same thread count) on random F16
+// laya-wasm vs onnxruntime-web (wasm backend, same thread count) on random F16
 // checkpoints shaped like ModernBERT-base and the English (ModernBERT-large) model, in one command.
 // The ONNX model is the reference export (tools/reference/export_onnx.py, f32) of the same
 // checkpoint. Per engine and model a fresh child process (bench/speed-child.mjs) loads, answers
@@ -8,14 +8,14 @@
 // and the largest logit / act difference between the engines on one question.
 // Usage: node bench/speed-bench.mjs [--runs N] [--lengths 64,128,256,512] [--models base-f16,english-f16]
 //                                   [--threads 1,2] [--engines laya,laya-relaxed,laya-q8,ort]
-// laya is the plain-SIMD module, laya-relaxed the relaxed-SIMD one (issue 15: fused multiply-add;
+// laya is the plain-SIMD module, laya-relaxed the relaxed-SIMD one (fused multiply-add;
 // its child runs with Node 20's --experimental-wasm-relaxed-simd); each is reported against its own
 // GEMM ceiling (plain / relaxed), and both against onnxruntime-web. laya-q8 is the plain module on
 // the same file loaded with { weights: 'q8' } (quantized while it streams), reported against laya.
 // With several thread counts each runs both engines; times are process CPU time with 1 thread and
 // wall time with more (CPU time then counts every thread).
 //
-// Issue 12, --backend webgpu: laya-wasm on the GPU through WebGPU (Node's optional `webgpu` package,
+// --backend webgpu: laya-wasm on the GPU through WebGPU (Node's optional `webgpu` package,
 // Dawn) beside the wasm engine on the same checkpoint: ms per question (wall), GEMM time and
 // TFLOP/s by step kind (the GPU's timestamp queries, model.setProfiling), load time, the adapter's
 // name, and the largest logit / act difference from wasm. The adapter is the environment's (a real
@@ -25,7 +25,7 @@
 // --models small-f16 --lengths 64,128 --runs 1 (any of them given on the command line wins).
 // Usage: node bench/speed-bench.mjs --backend webgpu [--engines laya-webgpu,laya] [--models ...] [--lengths ...] [--runs N]
 //
-// Issue 25, kernel variants: an engine laya-webgpu:<gemm>[:f16off] loads with gpuKernels
+// Kernel variants: an engine laya-webgpu:<gemm>[:f16off] loads with gpuKernels
 // { gemm: <gemm>, f16: 'off' } (<gemm>: auto, scalar, t32x32, t32x64, t64x64, t128x64, t64x128, t32x128).
 // --gpu-variants all adds every one of them (auto with f16 on and off, each tile, the scalar GEMM)
 // before the other engines, so that one run times them all; it is the default on a real GPU

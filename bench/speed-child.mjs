@@ -5,11 +5,11 @@
 // Usage: node --expose-gc bench/speed-child.mjs <laya|laya-relaxed|laya-q8|laya-baseline|ort> <checkpoint dir> <model.onnx> <runs> <threads> <lengths,...>
 // laya runs the plain-SIMD module, laya-relaxed the relaxed-SIMD one (the parent passes Node 20
 // --experimental-wasm-relaxed-simd for it); the JSON line says which ran ("simd"). laya-q8 is the
-// plain-SIMD module loading the same F16 file with { weights: 'q8' } (issue 14: q8 weights, f32
+// plain-SIMD module loading the same F16 file with { weights: 'q8' } (q8 weights, f32
 // compute). laya-webgpu loads it with { backend: 'webgpu' } through the `webgpu` package (the parent
 // chooses the Vulkan driver through the environment, bench/webgpu-adapter.mjs); its times are wall
 // time (the work runs on the GPU, or on SwiftShader's threads), and its JSON line names the adapter.
-// laya-webgpu:<gemm>[:f16off] is the same with load option gpuKernels { gemm, f16: 'off' } (issue 25:
+// laya-webgpu:<gemm>[:f16off] is the same with load option gpuKernels { gemm, f16: 'off' } (so
 // one bench run times each GEMM tile choice, and F16 staging with shader-f16 on and off).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -91,9 +91,8 @@ async function timed(fn) {
   return { wall: performance.now() - s, cpu: (d.user + d.system) / 1000 };
 }
 // V8 goes on compiling a large wasm module's optimized code on background threads for a while
-// after its first calls (onnxruntime-web's first 64-token runs measured 1.4x more CPU than wall
-// time on 1 thread). That CPU time is not the engine's: on 1 thread, warm up until a run's CPU
-// time is within 5% of its wall time (at most 8 runs).
+// after its first calls, and that CPU time is not the engine's: on 1 thread, warm up until a run's
+// CPU time is within 5% of its wall time (at most 8 runs).
 async function settle(q) {
   for (let i = 0; i < 8; ++i) {
     const t = await timed(() => runOne(q));

@@ -1,4 +1,4 @@
-// Issue 12's memory target, measured: "after a WebGPU load, the process's RSS is at most 0.3x the
+// The WebGPU memory target, measured: "after a WebGPU load, the process's RSS is at most 0.3x the
 // checkpoint above a fresh Node process (weights live on the GPU)". One command, one fresh process
 // per case (this file run as a child with a mode), side by side:
 //   fresh   a Node process that imported nothing
@@ -114,7 +114,7 @@ if (process.argv[2] === '--child') {
   if (res.webgpu) {
     const g = res.webgpu, d = res.device, w = res.wasm;
     const gpuBytes = g.memory.gpuWeightsBytes ?? 0;
-    console.log(`\nissue 12 target: (RSS after the WebGPU load - fresh) / checkpoint <= 0.3: measured ${((g.rss - fresh) / ckpt).toFixed(2)}x on ${g.adapter}` +
+    console.log(`\nWebGPU memory target: (RSS after the WebGPU load - fresh) / checkpoint <= 0.3: measured ${((g.rss - fresh) / ckpt).toFixed(2)}x on ${g.adapter}` +
       ` (peak ${((g.peakRss - fresh) / ckpt).toFixed(2)}x); wasm load for comparison ${((w.rss - fresh) / ckpt).toFixed(2)}x (peak ${((w.peakRss - fresh) / ckpt).toFixed(2)}x)`);
     const held = (r) => r.heapUsed + r.arrayBuffers + r.memory.wasmMemoryBytes;
     console.log(`what laya-wasm holds after the WebGPU load: V8 heap ${mb(g.heapUsed)} + ArrayBuffers ${mb(g.arrayBuffers)} + wasm memory ${mb(g.memory.wasmMemoryBytes)} ` +

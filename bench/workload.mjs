@@ -1,4 +1,4 @@
-// The speed benchmark's questions and its FLOP count (issue 7). A question of L tokens is
+// The speed benchmark's questions and its FLOP count. A question of L tokens is
 // [CLS] random ids ... [SEP] with 4 [MASK] markers, seeded so the engine and onnxruntime-web see
 // the same ids. FLOPs: 2·M·N·K per GEMM of the graph, plus attention 4·L·keys·d per layer (QKᵀ and
 // PV), keys counted exactly through the sliding window (|i-j| <= local_attention/2).

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:page-load` (issue 24): how long a page takes to load the English-shaped checkpoint
+// `npm run bench:page-load`: how long a page takes to load the English-shaped checkpoint
 // (0.84 GB F16, bench/gen-checkpoint.mjs english-f16) from a local server, in Chromium, Firefox and
 // WebKitGTK, beside Node loading the same directory, all in one command:
 //   wire     the page's plain fetch of model.safetensors, read to its end and dropped (the floor;
@@ -102,9 +102,9 @@ for (let i = 0; i < nodeRuns; ++i) nodeLoads.push(await runChild(['--expose-gc',
 const nodeSeconds = median(nodeLoads.map((r) => r.seconds));
 console.log(`\nNode, directory load: ${nodeSeconds.toFixed(2)} s (median of ${nodeRuns}: ${nodeLoads.map((r) => r.seconds.toFixed(2)).join(' ')})`);
 // What storing the file costs this machine whoever writes it: the file's size written to a new file
-// beside the browsers' profiles, each after a 3 s pause. On the 2-core VM it costs 1.6-2 s of
-// kernel CPU when the page cache's pages are new to the guest, and a tenth of that when written
-// right after another file was removed (its pages reused before the guest gave them back).
+// beside the browsers' profiles, each after a 3 s pause. The pause matters on a VM: the kernel's CPU
+// cost is far higher when the page cache's pages are new to the guest than right after another
+// file was removed (its pages reused before the guest gave them back).
 const diskWrites = [];
 for (let i = 0; i < nodeRuns; ++i) {
   await new Promise((r) => setTimeout(r, 3000));
@@ -161,7 +161,7 @@ const cpuOf = (sample) => [...sample.values()].reduce((sum, p) => sum + p.cpu, 0
  * above `baseline` (the browser's RSS with the bench page open before any load: an upper bound, a
  * previous document's memory that the engine has not yet freed counts too), and the one process
  * whose own peak above its baseline is largest: the page's (renderer, content or web process) in
- * a load, the network's in a wire read; the issue's "page memory".
+ * a load, the network's in a wire read; the "page memory" of the targets.
  */
 async function withPeakRss(baseline, fn) {
   let peak = 0;

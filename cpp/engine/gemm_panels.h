@@ -1,11 +1,9 @@
 // Arranging GEMM weights into panels at load (graph/weights.h WeightLayout::kPanels8): the SIMD GEMM
 // then converts each block with one contiguous pass instead of gathering it from 8 rows on every
-// call, which at 128 tokens was a tenth of the GEMM time. It is done in place in the loader's one
-// buffer, so the weights still exist once (the only extra memory is a copy of 8 rows, at most
-// 84 KB for the published checkpoints), and while the weights stream in: each matrix is arranged
-// as soon as its last byte is written, so the work (about a second for 0.84 GB on the build
-// machine) overlaps a download instead of following it. From a local directory the total load
-// time measured the same either way.
+// call. It is done in place in the loader's one buffer, so the weights still exist once (the only
+// extra memory is a copy of 8 rows, at most 84 KB for the published checkpoints), and while the
+// weights stream in: each matrix is arranged as soon as its last byte is written, so the work
+// overlaps a download instead of following it.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// Scalar GeGlu; the SIMD twin is in gelu_simd128.cc, and kernels/kernel_table.h picks between them.
-#include "kernels/gelu.h"
+// Scalar GeGlu; the SIMD twin is in geglu_simd128.cc, and kernels/kernel_table.h picks between them.
+#include "kernels/geglu.h"
 
 namespace laya::kernels {
 

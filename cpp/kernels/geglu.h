@@ -1,5 +1,6 @@
-// The exact (erf) GELU, 0.5·x·(1 + erf(x/√2)) (laya-spec §3.3: never the tanh form), and GeGlu,
-// out = gelu(x[:, :n]) * x[:, n:] over rows twice as wide as out (laya-spec §3.3, the encoder MLP).
+// GeGlu, out = gelu(x[:, :n]) * x[:, n:] over rows twice as wide as out (laya-spec §3.3, the encoder
+// MLP), and the exact (erf) GELU it is built on, 0.5·x·(1 + erf(x/√2)) (laya-spec §3.3: never the tanh
+// form), which the GEMM's GELU epilogue also uses.
 #pragma once
 
 #include <cmath>

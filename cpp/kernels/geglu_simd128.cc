@@ -1,6 +1,6 @@
 // The wasm SIMD128 GELU and GeGlu, on the vector erf of simd128_math.h. Row tails go through the
 // same vector code (padded), so every element of a row is computed the same way.
-#include "kernels/gelu.h"
+#include "kernels/geglu.h"
 
 #ifdef LAYA_SIMD128
 

@@ -2,7 +2,7 @@
 // gemm_simd128.cc; kernels/kernel_table.h picks between them.
 #include "kernels/gemm.h"
 
-#include "kernels/gelu.h"
+#include "kernels/geglu.h"  // gelu_scalar, the GELU epilogue
 #include "kernels/madd.h"
 
 namespace laya::kernels {

@@ -29,7 +29,8 @@ constexpr bool simd128_compiled() {
 // The fastest instruction set this build has.
 constexpr Isa best_isa() { return simd128_compiled() ? Isa::kSimd128 : Isa::kScalar; }
 
-// A kernel picked once at lowering: the function and its name, `<op>_<dtype>[_<tile>]_<isa>`.
+// A kernel picked once at lowering: the function and its name, which is the function's own
+// (LAYA_KERNEL): `<op>_<dtype>[_<tile>]_<isa>`, without the dtype for a kernel that reads every one.
 template <class Fn>
 struct Kernel {
   Fn fn = nullptr;
@@ -37,3 +38,7 @@ struct Kernel {
 };
 
 }  // namespace laya::kernels
+
+// The Kernel of function `fn`, named by the preprocessor after it: a step's kernel name is always a
+// function one can look up, and renaming the function renames the label.
+#define LAYA_KERNEL(fn) ::laya::kernels::Kernel<decltype(&fn)>{&fn, #fn}

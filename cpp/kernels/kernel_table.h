@@ -9,23 +9,27 @@
 #include <cstdint>
 
 #include "graph/weights.h"
+#include "kernels/act_features.h"
+#include "kernels/add_type.h"
 #include "kernels/attention.h"
 #include "kernels/embed.h"
-#include "kernels/gelu.h"
+#include "kernels/gather_markers.h"
+#include "kernels/geglu.h"
 #include "kernels/gemm.h"
 #include "kernels/isa.h"
 #include "kernels/layer_norm.h"
-#include "kernels/markers.h"
 #include "kernels/mean_pool.h"
 #include "kernels/rope.h"
 
 namespace laya::kernels {
 
-// A kernel for each weight dtype an op reads: the kernel may be shared, but its name says which
-// dtype it was chosen for.
+// A kernel for each weight dtype an op reads. Ops whose one kernel reads every dtype (MatrixRef
+// converts as it reads) fill all four with it (every_dtype).
 template <class Fn>
 struct ByDtype {
   Kernel<Fn> f32, f16, bf16, q8;
+
+  static ByDtype every_dtype(const Kernel<Fn>& kernel) { return {kernel, kernel, kernel, kernel}; }
 
   const Kernel<Fn>& of(DType dtype) const {
     switch (dtype) {
@@ -62,32 +66,22 @@ struct KernelTable {
 const KernelTable& kernel_table(Isa isa);
 
 // The scalar table: the plain kernels every build has (the executable spec and the test oracle).
-// Ops that read weights share one kernel over every dtype (MatrixRef converts as it reads), but
-// each dtype has its own name, so a step's kernel name says which weights it reads.
+// Ops that read weights share one kernel over every dtype (MatrixRef converts as it reads).
 inline const KernelTable& scalar_kernel_table() {
   static const KernelTable table{
       .isa = Isa::kScalar,
-      .embed = {.f32 = {embed_scalar, "embed_f32_scalar"},
-                .f16 = {embed_scalar, "embed_f16_scalar"},
-                .bf16 = {embed_scalar, "embed_bf16_scalar"},
-                .q8 = {embed_scalar, "embed_q8_scalar"}},
-      .layer_norm = {layer_norm_f32_scalar, "layer_norm_f32_scalar"},
-      .gemm = {.f32 = {gemm_scalar, "gemm_f32_scalar"},
-               .f16 = {gemm_scalar, "gemm_f16_scalar"},
-               .bf16 = {gemm_scalar, "gemm_bf16_scalar"},
-               .q8 = {gemm_scalar, "gemm_q8_scalar"}},
+      .embed = ByDtype<EmbedFn>::every_dtype(LAYA_KERNEL(embed_scalar)),
+      .layer_norm = LAYA_KERNEL(layer_norm_f32_scalar),
+      .gemm = ByDtype<GemmFn>::every_dtype(LAYA_KERNEL(gemm_scalar)),
       .gemm_scratch_floats = gemm_scratch_floats_scalar,
-      .rope = {rope_f32_scalar, "rope_f32_scalar"},
-      .attention = {attention_f32_scalar, "attention_f32_scalar"},
+      .rope = LAYA_KERNEL(rope_f32_scalar),
+      .attention = LAYA_KERNEL(attention_f32_scalar),
       .attention_scratch_floats = attention_scratch_floats_scalar,
-      .geglu = {geglu_f32_scalar, "geglu_f32_scalar"},
-      .add_type = {.f32 = {add_type_scalar, "add_type_f32_scalar"},
-                   .f16 = {add_type_scalar, "add_type_f16_scalar"},
-                   .bf16 = {add_type_scalar, "add_type_bf16_scalar"},
-                   .q8 = {add_type_scalar, "add_type_q8_scalar"}},
-      .gather_markers = {gather_markers_f32_scalar, "gather_markers_f32_scalar"},
-      .act_features = {act_features_f32_scalar, "act_features_f32_scalar"},
-      .mean_pool = {mean_pool_f32_scalar, "mean_pool_f32_scalar"},
+      .geglu = LAYA_KERNEL(geglu_f32_scalar),
+      .add_type = ByDtype<AddTypeFn>::every_dtype(LAYA_KERNEL(add_type_scalar)),
+      .gather_markers = LAYA_KERNEL(gather_markers_f32_scalar),
+      .act_features = LAYA_KERNEL(act_features_f32_scalar),
+      .mean_pool = LAYA_KERNEL(mean_pool_f32_scalar),
   };
   return table;
 }

@@ -12,16 +12,16 @@ const KernelTable& simd128_kernel_table() {
   static const KernelTable table = [] {
     KernelTable t = scalar_kernel_table();
     t.isa = Isa::kSimd128;
-    t.layer_norm = {layer_norm_f32_simd128, "layer_norm_f32_simd128"};
-    t.gemm = {.f32 = {gemm_f32_4x8_simd128, "gemm_f32_4x8_simd128"},
-              .f16 = {gemm_f16_4x8_simd128, "gemm_f16_4x8_simd128"},
-              .bf16 = {gemm_bf16_4x8_simd128, "gemm_bf16_4x8_simd128"},
-              .q8 = {gemm_q8_4x8_simd128, "gemm_q8_4x8_simd128"}};
+    t.layer_norm = LAYA_KERNEL(layer_norm_f32_simd128);
+    t.gemm = {.f32 = LAYA_KERNEL(gemm_f32_4x8_simd128),
+              .f16 = LAYA_KERNEL(gemm_f16_4x8_simd128),
+              .bf16 = LAYA_KERNEL(gemm_bf16_4x8_simd128),
+              .q8 = LAYA_KERNEL(gemm_q8_4x8_simd128)};
     t.gemm_scratch_floats = gemm_scratch_floats_simd128;
-    t.rope = {rope_f32_simd128, "rope_f32_simd128"};
-    t.attention = {attention_f32_4x8_simd128, "attention_f32_4x8_simd128"};
+    t.rope = LAYA_KERNEL(rope_f32_simd128);
+    t.attention = LAYA_KERNEL(attention_f32_4x8_simd128);
     t.attention_scratch_floats = attention_scratch_floats_simd128;
-    t.geglu = {geglu_f32_simd128, "geglu_f32_simd128"};
+    t.geglu = LAYA_KERNEL(geglu_f32_simd128);
     return t;
   }();
   return table;

@@ -2,10 +2,11 @@
 // transpose, and exact F16 / BF16 -> f32 conversion. Compiled where the SIMD kernels are (LAYA_SIMD128:
 // wasm SIMD, and natively on SIMDe, kernels/simd128.h).
 //
-// exp and erf are our own fits (simd128_math_fit.py regenerates the coefficients and prints their
-// error on a dense grid): exp is Cody-Waite reduction to r in [-ln2/2, ln2/2] and 1 + r + r²·q(r),
-// max 1 ulp; erf is x + x·p(x²) below 1 and 1 − exp(−x²)·q(1/x) up to 4 (1.0f beyond), max 1.8 ulp.
-// GELU built on them is within 1.3e-7 · max(1, |y|) of the exact value.
+// exp and erf are our own fits; their coefficients come from tools/simd128-math-fit/fit.py, which
+// regenerates them and prints their error on a dense grid. exp is Cody-Waite reduction to r in
+// [-ln2/2, ln2/2] and 1 + r + r²·q(r), max 1 ulp; erf is x + x·p(x²) below 1 and 1 − exp(−x²)·q(1/x)
+// up to 4 (1.0f beyond), max 1.8 ulp. GELU built on them is within 1.3e-7 · max(1, |y|) of the exact
+// value.
 #pragma once
 
 #include "kernels/simd128.h"
@@ -113,7 +114,7 @@ inline v128_t gelu_f32x4(v128_t x) {
 // Four IEEE halves, one in the low 16 bits of each u32 lane, to f32, exactly: exponent and mantissa
 // are moved into place and scaled by 2^112 (exact for normals, subnormals and zeros alike: wasm keeps
 // subnormals). Infinities and NaNs need the f32 all-ones exponent instead; they are rare in weights,
-// so that path is taken only when a lane holds one (2.5% faster F16 GEMM packing than always).
+// so that path is taken only when a lane holds one and the common case costs one any_true.
 inline v128_t f16_to_f32x4(v128_t h) {
   const v128_t em = wasm_u32x4_shr(wasm_i32x4_shl(h, 17), 4);  // sign shifted out, em << 13
   const v128_t sign = wasm_v128_and(wasm_i32x4_shl(h, 16), wasm_i32x4_splat(static_cast<int32_t>(0x80000000u)));

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""Fits the polynomial coefficients of simd128_math.h and prints their f32 error on dense grids.
+"""Fits the polynomial coefficients of cpp/kernels/simd128_math.h and prints their f32 error on
+dense grids.
 
 Run with Debian's /usr/bin/python3 (numpy). Least squares at Chebyshev nodes, weighted for relative
 error, against Python's double-precision math.exp / math.erf / math.erfc; then the f32 evaluation
 is simulated exactly as the vector code does it (Horner in f32, same reductions) and its worst error
-in ulps is printed. Output: the coefficient lists pasted into simd128_math.h.
+in ulps is printed. Output: the coefficient lists pasted into cpp/kernels/simd128_math.h.
 """
 import math
 

@@ -1,6 +1,6 @@
 // The SIMD GELU and GeGlu against the scalar ones. Runs wherever the SIMD kernels are built
 // (LAYA_SIMD128: wasm, and natively on SIMDe).
-#include "kernels/gelu.h"
+#include "kernels/geglu.h"
 
 #include <doctest/doctest.h>
 

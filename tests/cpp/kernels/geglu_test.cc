@@ -1,4 +1,4 @@
-#include "kernels/gelu.h"
+#include "kernels/geglu.h"
 
 #include <doctest/doctest.h>
 

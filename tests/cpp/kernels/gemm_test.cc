@@ -101,14 +101,15 @@ TEST_CASE("a GEMM with zero rows or an empty k leaves only the bias") {
   CHECK(out[0] == 5.0f + bias[0]);
 }
 
-TEST_CASE("kernel names follow <op>_<dtype>[_<tile>]_<isa>") {
-  CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(DType::kF16).name) == "gemm_f16_scalar");
-  CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(DType::kBF16).name) == "gemm_bf16_scalar");
+TEST_CASE("a GEMM kernel is named after its function: one scalar kernel for every dtype, a SIMD128 one per dtype") {
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kI8}) {
+    CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(dtype).name) == "gemm_scalar");
+  }
   const char* simd_f16 = kernel_table(Isa::kSimd128).gemm.of(DType::kF16).name;
   if (simd128_compiled()) {
     CHECK(std::string(simd_f16) == "gemm_f16_4x8_simd128");
   } else {
-    CHECK(std::string(simd_f16) == "gemm_f16_scalar");
+    CHECK(std::string(simd_f16) == "gemm_scalar");
   }
 }
 
@@ -139,7 +140,6 @@ TEST_CASE("the scalar q8 GEMM matches an f64 reference from the dequantized weig
       }
     }
   }
-  CHECK(std::string(kernel_table(Isa::kScalar).gemm.of(DType::kI8).name) == "gemm_q8_scalar");
 }
 
 TEST_CASE("q8 weights are within half a step of the floats they quantize") {

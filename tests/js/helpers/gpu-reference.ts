@@ -23,7 +23,7 @@ export function erf(x: number): number {
   return Math.sign(x) * (1 - erfc);
 }
 
-/** kernels/gelu.h gelu_scalar: 0.5f * x * (1.0f + erf(x * kSqrtHalf)), in float. */
+/** kernels/geglu.h gelu_scalar: 0.5f * x * (1.0f + erf(x * kSqrtHalf)), in float. */
 export function gelu(x: number): number {
   return f(f(0.5 * x) * f(1 + f(erf(f(x * f(Math.SQRT1_2))))));
 }

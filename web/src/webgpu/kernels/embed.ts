@@ -1,5 +1,5 @@
 // Embed (out[t] = table[ids[t]]) and AddType (h[t] += table[qtypes[seq of t]]), as
-// cpp/kernels/embed.cc: one invocation per element of the token rows.
+// cpp/kernels/embed.cc and add_type.cc: one invocation per element of the token rows.
 import type { GpuTensor } from '../gpu-weights.js';
 import type { GpuDtype } from '../program.js';
 import { kF16Decode, weightBindings, weightBuffers, weightReader } from './weight-reader.js';

@@ -1,4 +1,4 @@
-// GeGlu, as cpp/kernels/gelu.cc: out[r, j] = gelu(x[r, j]) · x[r, n + j] with the exact (erf) GELU,
+// GeGlu, as cpp/kernels/geglu.cc: out[r, j] = gelu(x[r, j]) · x[r, n + j] with the exact (erf) GELU,
 // one invocation per output.
 import type { GpuRows } from '../program.js';
 import { kWgslMath } from './wgsl-math.js';

@@ -1,4 +1,4 @@
-// GatherMarkers and ActFeatures, as cpp/kernels/markers.cc (laya-spec §3.7, §3.8): a marker's
+// GatherMarkers and ActFeatures, as cpp/kernels/gather_markers.cc and act_features.cc (laya-spec §3.7, §3.8): a marker's
 // token row copied out; per sequence its first token row and the 4 act features of its markers'
 // logits (top-1 probability, top-1 − top-2, normalised entropy, k_eff / 255), computed in order by
 // one invocation as the scalar kernel does.

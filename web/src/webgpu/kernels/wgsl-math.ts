@@ -1,5 +1,5 @@
 // exp, erf and the exact GELU in WGSL: the wasm SIMD kernels' fits (cpp/kernels/simd128_math.h,
-// coefficients from simd128_math_fit.py), because WGSL has no erf and its exp only promises
+// coefficients from tools/simd128-math-fit/fit.py), because WGSL has no erf and its exp only promises
 // 3 + 2·|x| ulp. exp is max 1 ulp; erf max 1.8 ulp; GELU within 1.3e-7 · max(1, |y|).
 export const kWgslMath = `
 // e^x for x <= 88; 0 below ln(2^-126) (and for -inf).
@@ -33,7 +33,7 @@ fn erf_f32(x: f32) -> f32 {
   return select(1.0 - e * q, -(1.0 - e * q), x < 0.0);
 }
 
-// 0.5·x·(1 + erf(x·√½)), in PyTorch's order of operations (kernels/gelu.h).
+// 0.5·x·(1 + erf(x·√½)), in PyTorch's order of operations (kernels/geglu.h).
 fn gelu_f32(x: f32) -> f32 {
   return (0.5 * x) * (1.0 + erf_f32(x * 0.70710678118654752440));
 }
