@@ -1,4 +1,4 @@
-// Per-language temperature overrides (laya-spec-current §13.1, upstream's resolve_lang_temperatures):
+// Per-language temperature overrides (laya-spec-current §13, item 1, upstream's resolve_lang_temperatures):
 // `{lang: {"temperature": [choice, score, noul], "temperature_by_options": {bucket: t}} | null}`,
 // keyed by the lowercased primary subtag, chosen per call by `lang`.
 #pragma once

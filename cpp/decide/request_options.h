@@ -5,9 +5,9 @@
 //   state_token_counts   upstream #687 (laya-spec-current §1.2, merge UNVERIFIED): absent or null
 //                        gives the main line's usage keys; false the #687 default (no counts),
 //                        true the #687 opt-in (counts after the flags). Read only by "current".
-//   min_confidence       a number or a per-bucket map (§4)
-//   max_len, head_max_len  this call's budgets (§5); absent or null: the checkpoint's
-//   lang                 picks a lang_temperatures entry by its primary subtag (§13.1)
+//   min_confidence       a number or a per-bucket map (laya-spec-current §4)
+//   max_len, head_max_len  this call's budgets (laya-spec-current §5); absent or null: the checkpoint's
+//   lang                 picks a lang_temperatures entry by its primary subtag (laya-spec-current §13, item 1)
 //   lang_temperatures    {lang: {"temperature": [3], "temperature_by_options": {...}} | null}
 #pragma once
 

@@ -42,7 +42,7 @@ TEST_CASE("a language is named by its lowercased primary subtag") {
   CHECK(primary_subtag("") == "");
 }
 
-// Expected texts are laya-spec-current §13.1's format strings filled in by hand.
+// Expected texts are laya-spec-current §13, item 1's format strings filled in by hand.
 TEST_CASE("malformed overrides are refused with upstream's messages") {
   CHECK(message(R"({"de": 1.5})") == "Language override 'de' must be a mapping, got float");
   CHECK(message(R"({"de": {"temperature": [1, 2]}})") ==

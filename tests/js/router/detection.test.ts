@@ -1,4 +1,4 @@
-// Detection on states worked by hand from the rules of spec §11.5 (each expectation's arithmetic
+// Detection on states worked by hand from the rules of laya-spec-current §11.5 (each expectation's arithmetic
 // is in the comment beside it): mixed scripts, JSON states, short texts, all-caps lines, code.
 import { describe, expect, test } from '@jest/globals';
 import { analyse, stateText } from '../../../web/src/router/lang-detect.js';

@@ -1,4 +1,4 @@
-// Routing precedence and reasons, worked by hand from spec §11.1-11.4.
+// Routing precedence and reasons, worked by hand from laya-spec-current §11.1-11.4.
 import { describe, expect, test } from '@jest/globals';
 import { route } from '../../../web/src/router/route.js';
 import { canonicalName, resolveName } from '../../../web/src/router/registry.js';

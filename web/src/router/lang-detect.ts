@@ -1,4 +1,4 @@
-// Language and script detection for routing: upstream's `lang.analyse(state)` (spec §11.5), the
+// Language and script detection for routing: upstream's `lang.analyse(state)` (laya-spec-current §11.5), the
 // same dict key for key and float for float. The word lists, script ranges and thresholds are data
 // in lang-data.json (provenance in README.md beside it), which a C++ port can read as it is.
 //

@@ -1,5 +1,5 @@
 // Python's number and string formatting, as upstream's router writes its reasons and detection
-// values: `round(x, n)`, `round(x)`, `'%.0f' % x`, `repr(str)` and `repr(float)` (spec §11.3, §14).
+// values: `round(x, n)`, `round(x)`, `'%.0f' % x`, `repr(str)` and `repr(float)` (laya-spec-current §11.3, §14).
 // Python rounds the exact binary value of a float and breaks exact ties to even; JavaScript's
 // toFixed also rounds the exact value but breaks ties upward, so only exact ties need fixing here.
 

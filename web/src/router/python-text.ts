@@ -1,5 +1,5 @@
 // Python's str behaviour that upstream's language detection depends on, over code points rather
-// than UTF-16 units (Python's len and slices count code points). Spec §11.5, "Unicode behaviour".
+// than UTF-16 units (Python's len and slices count code points). laya-spec-current §11.5, "Unicode behaviour".
 //
 // Python's `re` `\w` (str patterns) is a character for which str.isalnum() holds, or `_`: the
 // letter and number categories, and no combining marks, so `[^\W\d_]+` splits `Влади́мир` at the

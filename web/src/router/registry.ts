@@ -1,5 +1,5 @@
 // The checkpoint names upstream's Router and `load(name)` know, their aliases and the repositories
-// they name (spec §11.1). A source is the Hub repository and subfolder, as upstream writes it.
+// they name (laya-spec-current §11.1). A source is the Hub repository and subfolder, as upstream writes it.
 import { LayaError } from '../errors.js';
 import { pyRepr } from './python-format.js';
 import { pyStrip } from './python-text.js';

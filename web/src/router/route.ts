@@ -1,5 +1,5 @@
 // Which checkpoint upstream's Router would answer a request with, and why: `Router._route`
-// (spec §11.3) as of upstream main after 0.3.29 (0.4.0-dev). Pure and instant: nothing is loaded.
+// (laya-spec-current §11.3) as of upstream main after 0.3.29 (0.4.0-dev). Pure and instant: nothing is loaded.
 // The reasons are upstream's texts, with `%r` and `%.0f` in their Python meaning.
 import { analyse, type Detection, type RoutableState } from './lang-detect.js';
 import { formatFixed, pyRepr } from './python-format.js';
