@@ -59,4 +59,17 @@ inline void load_weights(Session& session, const std::string& checkpoint, size_t
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
 }
 
+// The tiny-fanin reference checkpoint loaded once per test binary, for tests of requests rather
+// than of loading. Never freed: it lives as long as the process.
+inline Session& tiny_session() {
+  static Session* session = [] {
+    auto* s = new Session;
+    const std::string dir = reference_dir("tiny-fanin") + "/checkpoint";
+    configure_from(*s, dir);
+    load_weights(*s, dir);
+    return s;
+  }();
+  return *session;
+}
+
 }  // namespace laya::testing

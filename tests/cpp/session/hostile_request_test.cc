@@ -22,14 +22,7 @@ namespace laya {
 namespace {
 
 Session& tiny() {
-  static Session* session = [] {
-    auto* s = new Session;
-    const std::string dir = testing::reference_dir("tiny-fanin") + "/checkpoint";
-    testing::configure_from(*s, dir);
-    testing::load_weights(*s, dir);
-    return s;
-  }();
-  return *session;
+  return testing::tiny_session();
 }
 
 json::Value parse(const std::string& text, bool allow_nonfinite = false) {

@@ -9,7 +9,7 @@ import { modelSource } from '../../../web/src/cli/model-source.js';
 import { progressPrinter } from '../../../web/src/cli/progress-line.js';
 import { runCli } from '../../../web/src/cli/run.js';
 import { startCheckpointServer, type CheckpointServer } from '../helpers/checkpoint-server.js';
-import { kTinyCheckpoint } from '../helpers/fixtures.js';
+import { kSmallCheckpoint, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 
 describe('what --model names', () => {
@@ -85,6 +85,10 @@ describeWithCore('laya-wasm predict with --model hf:... against a local Hub', ()
       '/org/tiny/resolve/main/': kTinyCheckpoint,
       '/org/tiny/resolve/v1/': kTinyCheckpoint,
       '/plain/tiny/': kTinyCheckpoint,
+      // Upstream's registry, played by the fixture checkpoints: the Router's multilingual and English
+      // choices (the server takes the first prefix that matches).
+      '/convaiinnovations/laya/resolve/main/multilingual/': kSmallCheckpoint,
+      '/convaiinnovations/laya/resolve/main/': kTinyCheckpoint,
     });
   });
   beforeEach(() => { cache = mkdtempSync(join(tmpdir(), 'laya-cli-cache-')); });
@@ -94,7 +98,7 @@ describeWithCore('laya-wasm predict with --model hf:... against a local Hub', ()
   async function cli(model: string, extra: string[] = [], terminal = false): Promise<{ status: number; stdout: string; stderr: string }> {
     let stdout = '';
     let stderr = '';
-    const status = await runCli(['predict', '--model', model, '--state', 'w5 w6', '--questions', questions, '--threads', '1', ...extra], {
+    const status = await runCli(['predict', ...(model === '' ? [] : ['--model', model]), '--state', 'w5 w6', '--questions', questions, '--threads', '1', ...extra], {
       stdout: (t) => { stdout += t; },
       stderr: (t) => { stderr += t; },
       env: { HF_ENDPOINT: server.origin, XDG_CACHE_HOME: cache },
@@ -103,6 +107,26 @@ describeWithCore('laya-wasm predict with --model hf:... against a local Hub', ()
     });
     return { status, stdout, stderr: stderr.split('\n').filter((l) => !l.includes('temperatures')).join('\n') };
   }
+
+  test('predict --router loads the checkpoint the state routes to from the Hub and appends upstream\'s routing after usage', async () => {
+    const local = await cli(kTinyCheckpoint);
+    const english = await cli('', ['--router', '--default', 'english']);
+    expect(english.status).toBe(0);
+    // "w5 w6" has letters but no stopwords of any language: detection abstains and the default answers.
+    const routing = '{"model": "english", "repo": "convaiinnovations/laya", "reason": "Latin script, language not identified ' +
+      'and no non-English letters; using default (english)", "detection": {"script": "latin", "script_profile": {"latin": 1.0}, ' +
+      '"language": null, "is_english": true, "language_undecided": true, "diacritic_rate": 0.0, "non_latin_fraction": 0.0, ' +
+      '"mixed_segment": null}, "workflow": null}';
+    expect(english.stdout).toBe(`${local.stdout.trimEnd().slice(0, -1)}, "routing": ${routing}}\n`);
+    expect(server.requests.some((r) => r.startsWith('GET /convaiinnovations/laya/resolve/main/model.safetensors'))).toBe(true);
+
+    const multilingual = await cli('', ['--router', '--model', 'ml']);
+    expect(multilingual.status).toBe(0);
+    expect(JSON.parse(multilingual.stdout).routing).toEqual({
+      model: 'multilingual', repo: 'convaiinnovations/laya/multilingual', reason: "explicit model='ml'", detection: null, workflow: null,
+    });
+    expect(server.requests.some((r) => r.startsWith('GET /convaiinnovations/laya/resolve/main/multilingual/model.safetensors'))).toBe(true);
+  });
 
   test('answers as the directory does, downloading once into the user cache with progress; a second run reads the cache', async () => {
     const local = await cli(kTinyCheckpoint);

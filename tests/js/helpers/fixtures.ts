@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 export const kRepoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const kFixturesDir = join(kRepoRoot, 'tests', 'data', 'fixtures');
 export const kTinyCheckpoint = join(kFixturesDir, 'reference', 'tiny-fanin', 'checkpoint');
+export const kSmallCheckpoint = join(kFixturesDir, 'reference', 'small-fanin', 'checkpoint');
 export const kUpstreamDir = join(kFixturesDir, 'upstream');
 
 /** The data section of a safetensors file: every byte after the 8-byte length and the header. */

@@ -2,7 +2,6 @@
 // default. A fake load function pins the cache's bookkeeping; the package's own load path (with the
 // stand-in engine, then the built wasm) proves it on the two fixture checkpoints.
 import { describe, expect, test } from '@jest/globals';
-import { join } from 'node:path';
 import { loadModelWith } from '../../../web/src/load.js';
 import type { LayaModel } from '../../../web/src/model.js';
 import { nodeRuntime } from '../../../web/src/node/node-runtime.js';
@@ -10,10 +9,9 @@ import type { LoadOptions } from '../../../web/src/options.js';
 import { createRouter } from '../../../web/src/router/create-router.js';
 import type { CheckpointSource } from '../../../web/src/sources/checkpoint-source.js';
 import { FakeCore } from '../helpers/fake-core.js';
-import { kFixturesDir, kTinyCheckpoint } from '../helpers/fixtures.js';
+import { kSmallCheckpoint, kTinyCheckpoint } from '../helpers/fixtures.js';
 import { describeWithCore, kWasm } from '../helpers/real-core.js';
 
-const kSmallCheckpoint = join(kFixturesDir, 'reference', 'small-fanin', 'checkpoint');
 const kEnglishState = { body: 'I was charged twice for invoice 4411, please refund.' };
 const kGermanState = { body: 'Der Kunde wurde zweimal belastet und moechte eine Rueckerstattung' };
 const kAnswer = '{"model": "laya-rl-agent", "answers": {}, "usage": {"input_tokens": 3, "output_tokens": 0}}';

@@ -16,6 +16,9 @@ import { progressPrinter, type ProgressPrinter } from './progress-line.js';
 import { runParity } from './parity.js';
 import { runQuantize } from './quantize.js';
 import { routeCommand } from './route-command.js';
+import { kBundledModels, type CheckpointName } from '../router/registry.js';
+import { route, type Routing } from '../router/route.js';
+import { appendRouting } from '../router/routing-json.js';
 
 export const kUsage = `Usage: laya-wasm <command> [options]
 
@@ -28,6 +31,10 @@ Commands:
           [--head-max-len N] [--lang L] [--lang-temperatures <json|@file>]
       Prints upstream's answer JSON. A text state read from @file loses one trailing newline.
       --min-confidence: a number or a {bucket: number} map; answers below it abstain.
+  predict --router [--model NAME] [--task T] [--lang L] [--default NAME] (--state ... | --state-json ...)
+          --questions <json|@file> [the predict options above]
+      Routes the state as upstream's Router does (see route), loads the routed checkpoint from the
+      Hub (HF_ENDPOINT), and prints its answer with "routing" after "usage".
   embed --model <dir> --texts <json|@file> [--max-length N]
       Mean-pooled encoder embeddings of a JSON array of strings: {"embeddings": [[...], ...]}.
   quantize --model <dir> --out <dir>
@@ -66,8 +73,9 @@ $XDG_CACHE_HOME/laya-wasm (default ~/.cache/laya-wasm), with progress on stderr.
 const kCommands: Record<string, CommandSpec> = {
   forward: { required: ['model', 'inputs'], optional: ['out'] },
   predict: {
-    required: ['model', 'questions'],
-    optional: ['state', 'state-json', 'shape', 'min-confidence', 'max-len', 'head-max-len', 'lang', 'lang-temperatures'],
+    required: ['questions'],
+    optional: ['model', 'state', 'state-json', 'shape', 'min-confidence', 'max-len', 'head-max-len', 'lang', 'lang-temperatures',
+               'task', 'default'],
   },
   embed: { required: ['model', 'texts'], optional: ['max-length'] },
   parity: { required: ['model', 'cases', 'recorded'], optional: ['out'] },
@@ -98,7 +106,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return argv.length === 0 ? 2 : 0;
   }
   try {
-    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights', 'backend'], ['offline']);
+    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights', 'backend'], ['offline', 'router']);
     return await runCommand(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -122,7 +130,8 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     })}\n`);
     return 0;
   }
-  const model = modelSource(flag('model') as string, io.env ?? {});
+  const routing = await routingOf(args, flag);
+  const model = routing === null ? modelSource(requiredModel(args, flag), io.env ?? {}) : routedSource(routing, io.env ?? {});
   // A fetched model shows its progress on stderr; warnings then go below the progress line.
   const progress = isRemote(model) ? progressPrinter(io.stderr, io.stderrIsTerminal ?? false) : undefined;
   const warn = progress?.write ?? io.stderr;
@@ -182,7 +191,7 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
                                                         '--lang-temperatures') as PredictOptions['langTemperatures'];
       }
       const text = await withModel(model, options, (m) => m.predictJson(state, questions, predictOptions));
-      io.stdout(`${text}\n`);
+      io.stdout(`${routing === null ? text : appendRouting(text, routing)}\n`);
       return 0;
     }
     case 'embed': {
@@ -229,6 +238,39 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     default:
       throw new UsageError(`unknown command "${args.command}"`);
   }
+}
+
+/**
+ * `predict --router`: the routing decision (nothing loaded yet), with --model a checkpoint name;
+ * null for every other command, where --model is the checkpoint itself.
+ */
+async function routingOf(args: ParsedArgs, flag: (name: string) => string | undefined): Promise<Routing | null> {
+  if (flag('router') === undefined) {
+    for (const name of ['task', 'default']) {
+      if (flag(name) !== undefined) throw new UsageError(`${args.command}: --${name} goes with --router`);
+    }
+    return null;
+  }
+  if (args.command !== 'predict') throw new UsageError(`${args.command}: --router is for predict`);
+  const questions = parseJsonFlag(await jsonArgument(flag('questions') as string, '--questions'), '--questions') as Record<string, unknown>;
+  const state = await stateArgument(flag('state'), flag('state-json'));
+  return route(typeof state === 'string' ? state : parseJsonFlag(state.json, '--state-json'), {
+    model: flag('model'), task: flag('task'), lang: flag('lang'), questions,
+  }, flag('default') === undefined ? {} : { default: flag('default') });
+}
+
+function requiredModel(args: ParsedArgs, flag: (name: string) => string | undefined): string {
+  const model = flag('model');
+  if (model === undefined) throw new UsageError(`${args.command}: missing --model`);
+  return model;
+}
+
+/** The Hub source of a routed checkpoint (its repository and subfolder, from HF_ENDPOINT). */
+function routedSource(routing: Routing, env: Environment): CheckpointSource {
+  const spec = kBundledModels[routing.model as CheckpointName];
+  if (spec === undefined) throw new UsageError(`--router: no Hub source for the checkpoint ${routing.model}`);
+  const endpoint = env['HF_ENDPOINT'];
+  return { repo: spec.repo, ...(spec.subfolder ? { subfolder: spec.subfolder } : {}), ...(endpoint ? { hubUrl: endpoint } : {}) };
 }
 
 /**
