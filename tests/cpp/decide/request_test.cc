@@ -349,7 +349,7 @@ TEST_CASE("current usage puts the truncation keys before options") {
 
 TEST_CASE("a min_confidence gate appends low_confidence, abstention and abstention_threshold after action") {
   DecideConfig config = bytes_config(Dialect::current(), {512, 192});
-  config.min_confidence = laya::decide::MinConfidence{.single = 0.6};
+  config.min_confidence = laya::decide::MinConfidence{.single = 0.6, .by_bucket = {}};
   const Value questions = parse_or_fail(R"({"n": {"type": "noul", "instructions": "i"}})", "q");
   auto low = predict(Value::string("s"), questions, bytes_encoder, fixed_forward({0.0f, 0.0f}), config);
   REQUIRE(low.ok());
