@@ -50,6 +50,11 @@ export async function startPageServer(statics: Record<string, string>, options: 
         res.writeHead(200, { 'content-type': 'text/javascript' }).end(output);
         return;
       }
+      // The package's data files (the router's tables), imported as JSON modules.
+      if (path.startsWith('/web/src/') && path.endsWith('.json')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(join(kRepoRoot, normalize(path)), 'utf8'));
+        return;
+      }
       const prefix = Object.keys(statics).find((p) => path.startsWith(p));
       if (prefix === undefined) throw new Error('no route');
       const file = join(statics[prefix] as string, normalize(path.slice(prefix.length)));
