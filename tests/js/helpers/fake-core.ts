@@ -19,6 +19,8 @@ export interface FakeCoreOptions {
   sharedMemory?: boolean;
   /** What abiVersion() reports; default the version the package expects. */
   abiVersion?: number;
+  /** The build the module says it is (simd()); default 'plain'. */
+  simd?: 'plain' | 'relaxed';
 }
 
 export class FakeCore {
@@ -93,8 +95,8 @@ class FakeModule implements LayaCoreModule {
   abiVersion(): number {
     return this.owner.options.abiVersion ?? kLayaCoreAbi;
   }
-  simd(): 'plain' {
-    return 'plain';
+  simd(): 'plain' | 'relaxed' {
+    return this.owner.options.simd ?? 'plain';
   }
   /** The converter is not faked: `laya-wasm quantize` is tested on the real module. */
   readonly LayaQuantizer = class implements LayaQuantizerHandle {

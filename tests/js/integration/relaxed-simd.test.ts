@@ -58,7 +58,8 @@ describe('choosing the module', () => {
     ['relaxed', false, 'plain', 1],
     ['plain', true, 'plain', 0],
   ] as const)('load with simd %s where the probe validates: %s gives model.simd %s and %i warnings', async (simd, valid, want, warningCount) => {
-    const fake = new FakeCore();
+    // A given module is one build and says which (simd()): here the one the choice names.
+    const fake = new FakeCore({ simd: want });
     const warnings: string[] = [];
     const probes: Uint8Array[] = [];
     const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, {
@@ -69,6 +70,16 @@ describe('choosing the module', () => {
     expect(warnings).toHaveLength(warningCount);
     if (warningCount > 0) expect(warnings[0]).toMatch(/not the relaxed-SIMD one asked for: this Node does not compile relaxed SIMD \(Node 20 needs --experimental-wasm-relaxed-simd/);
     expect(probes.every((p) => p === kRelaxedSimdProbe)).toBe(true);
+    model.dispose();
+  });
+
+  test('relaxed asked for and compiled, but a given module of the plain build: model.simd says plain and a warning says why', async () => {
+    const warnings: string[] = [];
+    const model = await loadModelWith(nodeRuntime, { directory: kTinyCheckpoint }, {
+      simd: 'relaxed', onWarning: (w) => warnings.push(w), wasm: { factory: new FakeCore({ simd: 'plain' }).factory, validate: () => true },
+    });
+    expect(model.simd).toBe('plain');
+    expect(warnings).toEqual(['laya-wasm: running the plain-SIMD module, not the relaxed-SIMD one asked for: the wasm module given is the plain-SIMD build']);
     model.dispose();
   });
 
