@@ -58,3 +58,12 @@ export function positiveInteger(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
   return Number(value);
 }
+
+/** A flag's value parsed as JSON (what it holds is checked where it is used). */
+export function parseJsonArgument(value: string, flag: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    throw new UsageError(`${flag} is not valid JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,8 +1,8 @@
 // `laya-wasm route`: which checkpoint upstream's Router would answer a state with, and why
 // (router/route.ts), printed as upstream's JSON prints the `routing` object. Nothing is loaded.
-import { route } from '../router/route.js';
+import { route, type Routing } from '../router/route.js';
 import { routingJson } from '../router/routing-json.js';
-import { UsageError } from './args.js';
+import { parseJsonArgument, UsageError } from './args.js';
 
 export interface RouteArguments {
   /** The state: plain text, or JSON text (`--state-json`). */
@@ -16,23 +16,19 @@ export interface RouteArguments {
   default?: string | undefined;
 }
 
-/** The routing object's JSON text, as upstream's `json.dumps` writes it. */
-export function routeCommand(args: RouteArguments): string {
-  const state = typeof args.state === 'string' ? args.state : parseJson(args.state.json, '--state-json');
-  const questions = args.questions === undefined ? undefined : parseJson(args.questions, '--questions');
+/** The routing decision for the arguments, as upstream's Router makes it. */
+export function routeOf(args: RouteArguments): Routing {
+  const state = typeof args.state === 'string' ? args.state : parseJsonArgument(args.state.json, '--state-json');
+  const questions = args.questions === undefined ? undefined : parseJsonArgument(args.questions, '--questions');
   if (questions !== undefined && (typeof questions !== 'object' || questions === null || Array.isArray(questions))) {
     throw new UsageError('--questions must be a JSON object keyed by question id');
   }
-  const routing = route(state, {
+  return route(state, {
     model: args.model, task: args.task, lang: args.lang, questions: questions as Record<string, unknown> | undefined,
   }, args.default === undefined ? {} : { default: args.default });
-  return routingJson(routing);
 }
 
-function parseJson(text: string, flag: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new UsageError(`${flag} is not valid JSON: ${(error as Error).message}`);
-  }
+/** The routing object's JSON text, as upstream's `json.dumps` writes it. */
+export function routeCommand(args: RouteArguments): string {
+  return routingJson(routeOf(args));
 }

@@ -10,14 +10,14 @@ import type { LoadOptions } from '../options.js';
 import type { PredictOptions, ResponseShape } from '../request.js';
 import { cacheRoot } from '../node/cache-folder.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
-import { parseArgs, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
+import { parseArgs, parseJsonArgument, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
 import { isRemote, modelSource, type Environment } from './model-source.js';
 import { progressPrinter, type ProgressPrinter } from './progress-line.js';
 import { runParity } from './parity.js';
 import { runQuantize } from './quantize.js';
-import { routeCommand } from './route-command.js';
+import { routeCommand, routeOf, type RouteArguments } from './route-command.js';
 import { kBundledModels, type CheckpointName } from '../router/registry.js';
-import { route, type Routing } from '../router/route.js';
+import type { Routing } from '../router/route.js';
 import { appendRouting } from '../router/routing-json.js';
 
 export const kUsage = `Usage: laya-wasm <command> [options]
@@ -121,16 +121,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const flag = (name: string): string | undefined => args.flags.get(name);
+  // The state and questions, read once (an @file is read here only) for routing and predicting.
+  const request = args.command === 'route' || args.command === 'predict' ? await requestArguments(args, flag) : null;
   if (args.command === 'route') {
-    const questions = flag('questions');
-    io.stdout(`${routeCommand({
-      state: await stateArgument(flag('state'), flag('state-json'), 'route'),
-      model: flag('model'), task: flag('task'), lang: flag('lang'), default: flag('default'),
-      questions: questions === undefined ? undefined : await jsonArgument(questions, '--questions'),
-    })}\n`);
+    io.stdout(`${routeCommand({ ...(request as RequestArguments), ...routeFlags(flag) })}\n`);
     return 0;
   }
-  const routing = await routingOf(args, flag);
+  const routing = routingOf(args, flag, request);
   const model = routing === null ? modelSource(requiredModel(args, flag), io.env ?? {}) : routedSource(routing, io.env ?? {});
   // A fetched model shows its progress on stderr; warnings then go below the progress line.
   const progress = isRemote(model) ? progressPrinter(io.stderr, io.stderrIsTerminal ?? false) : undefined;
@@ -170,15 +167,15 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return 0;
     }
     case 'predict': {
-      const state = await stateArgument(flag('state'), flag('state-json'));
-      const questions = { json: await jsonArgument(flag('questions') as string, '--questions') };
+      const { state, questions: questionsText } = request as RequestArguments;
+      const questions = { json: questionsText as string };
       const shape = flag('shape');
       if (shape !== undefined && shape !== 'current' && shape !== '0.3.21' && shape !== '0.3.7') {
         throw new UsageError(`--shape must be "current", "0.3.21" or "0.3.7", got "${shape}"`);
       }
       const predictOptions: PredictOptions = shape ? { shape: shape as ResponseShape } : {};
       const gate = flag('min-confidence');
-      if (gate !== undefined) predictOptions.minConfidence = parseJsonFlag(gate, '--min-confidence') as number;
+      if (gate !== undefined) predictOptions.minConfidence = parseJsonArgument(gate, '--min-confidence') as number;
       const maxLen = flag('max-len');
       if (maxLen !== undefined) predictOptions.maxLen = positiveInteger(maxLen, 'max-len');
       const headMaxLen = flag('head-max-len');
@@ -187,7 +184,7 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       if (lang !== undefined) predictOptions.lang = lang;
       const temperatures = flag('lang-temperatures');
       if (temperatures !== undefined) {
-        predictOptions.langTemperatures = parseJsonFlag(await jsonArgument(temperatures, '--lang-temperatures'),
+        predictOptions.langTemperatures = parseJsonArgument(await jsonArgument(temperatures, '--lang-temperatures'),
                                                         '--lang-temperatures') as PredictOptions['langTemperatures'];
       }
       const text = await withModel(model, options, (m) => m.predictJson(state, questions, predictOptions));
@@ -240,23 +237,35 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
 }
 
+/** The state (text or { json }) and the questions' JSON text, as given to route and predict. */
+type RequestArguments = RouteArguments & { questions?: string | undefined };
+
+async function requestArguments(args: ParsedArgs, flag: (name: string) => string | undefined): Promise<RequestArguments> {
+  const questions = flag('questions');
+  return {
+    state: await stateArgument(flag('state'), flag('state-json'), args.command),
+    questions: questions === undefined ? undefined : await jsonArgument(questions, '--questions'),
+  };
+}
+
+/** The flags that steer routing, for route and predict --router. */
+function routeFlags(flag: (name: string) => string | undefined): Omit<RouteArguments, 'state' | 'questions'> {
+  return { model: flag('model'), task: flag('task'), lang: flag('lang'), default: flag('default') };
+}
+
 /**
  * `predict --router`: the routing decision (nothing loaded yet), with --model a checkpoint name;
  * null for every other command, where --model is the checkpoint itself.
  */
-async function routingOf(args: ParsedArgs, flag: (name: string) => string | undefined): Promise<Routing | null> {
+function routingOf(args: ParsedArgs, flag: (name: string) => string | undefined, request: RequestArguments | null): Routing | null {
   if (flag('router') === undefined) {
     for (const name of ['task', 'default']) {
       if (flag(name) !== undefined) throw new UsageError(`${args.command}: --${name} goes with --router`);
     }
     return null;
   }
-  if (args.command !== 'predict') throw new UsageError(`${args.command}: --router is for predict`);
-  const questions = parseJsonFlag(await jsonArgument(flag('questions') as string, '--questions'), '--questions') as Record<string, unknown>;
-  const state = await stateArgument(flag('state'), flag('state-json'));
-  return route(typeof state === 'string' ? state : parseJsonFlag(state.json, '--state-json'), {
-    model: flag('model'), task: flag('task'), lang: flag('lang'), questions,
-  }, flag('default') === undefined ? {} : { default: flag('default') });
+  if (args.command !== 'predict' || request === null) throw new UsageError(`${args.command}: --router is for predict`);
+  return routeOf({ ...request, ...routeFlags(flag) });
 }
 
 function requiredModel(args: ParsedArgs, flag: (name: string) => string | undefined): string {
@@ -292,24 +301,20 @@ function remoteOptions(source: CheckpointSource, offline: boolean, env: Environm
 }
 
 async function withModel<T>(source: CheckpointSource, options: LoadOptions, use: (m: LayaModel) => Promise<T>): Promise<T> {
-  const model = await loadModelWith(nodeRuntime, source, options);
-  try {
-    return await use(model);
-  } finally {
-    model.dispose();
-    // The download cache commits behind the load: the command ends with every file kept.
-    await model.stored;
-  }
+  return using(await loadModelWith(nodeRuntime, source, options), use);
 }
 
 async function withPipeline<T>(source: CheckpointSource, options: LoadOptions, use: (p: LayaPipeline) => Promise<T>): Promise<T> {
-  const pipeline = await loadPipelineWith(nodeRuntime, source, options);
+  return using(await loadPipelineWith(nodeRuntime, source, options), use);
+}
+
+/** `use` on a loaded model, then disposed; the command ends once the download cache holds every file it committed behind the load. */
+async function using<M extends LayaPipeline, T>(loaded: M, use: (m: M) => Promise<T>): Promise<T> {
   try {
-    return await use(pipeline);
+    return await use(loaded);
   } finally {
-    pipeline.dispose();
-    // The download cache commits behind the load: the command ends with every file kept.
-    await pipeline.stored;
+    loaded.dispose();
+    await loaded.stored;
   }
 }
 
@@ -318,15 +323,6 @@ async function readText(path: string, flag: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (error) {
     throw new LayaError('invalid_request', `${flag}: cannot read ${path}: ${describeError(error)}`);
-  }
-}
-
-/** A flag's value parsed as JSON (the engine checks what it holds, with upstream's messages). */
-function parseJsonFlag(value: string, flag: string): unknown {
-  try {
-    return JSON.parse(value) as unknown;
-  } catch (error) {
-    throw new UsageError(`${flag} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
