@@ -40,8 +40,6 @@ export interface CreatedCore {
   core: LayaCoreModule;
   /** Why the single-threaded module was used although more threads were asked for. */
   singleThreaded?: string;
-  /** The build loaded (a given factory or wasmBinary: as asked; the module's simd() tells). */
-  simd?: SimdVariant;
   /** Why the plain-SIMD module was used although the relaxed one was chosen (e.g. it is missing). */
   plainSimd?: string;
   /**

@@ -78,7 +78,6 @@ export const browserRuntime: Runtime = {
     // plain one runs and plainSimd says why (a page that copied only the plain files still works).
     let moduleUrl = plainUrl;
     let factory = wasm.factory;
-    let loaded: SimdVariant = wasm.factory !== undefined || wasm.wasmBinary !== undefined ? simd : 'plain';
     let plainSimd: string | undefined;
     if (factory === undefined && plainUrl !== undefined && simd === 'relaxed' && wasm.wasmBinary === undefined) {
       const given = threaded ? wasm.relaxedThreadedModuleUrl : wasm.relaxedModuleUrl;
@@ -86,7 +85,6 @@ export const browserRuntime: Runtime = {
       try {
         factory = await loadFactoryScript(relaxedUrl, threaded ? 'createLayaCoreMtRelaxed' : 'createLayaCoreRelaxed');
         moduleUrl = relaxedUrl;
-        loaded = 'relaxed';
       } catch (error) {
         plainSimd = error instanceof Error ? error.message : String(error);
       }
@@ -111,7 +109,7 @@ export const browserRuntime: Runtime = {
     }
     const core = await factory(options);
     return {
-      core, simd: loaded,
+      core,
       ...(singleThreaded === undefined ? {} : { singleThreaded }),
       ...(plainSimd === undefined ? {} : { plainSimd }),
       ...(memoryWarning === undefined ? {} : { memoryWarning }),
@@ -163,15 +161,15 @@ async function createPackagedCore(wasm: WasmOptions, threads: number, simd: Simd
   if (simd === 'relaxed' && wasm.wasmBinary === undefined) {
     const options = factoryOptions();
     try {
-      return { core: await (await importModuleFactory(threaded, 'relaxed'))(options), simd: 'relaxed', ...extra };
+      return { core: await (await importModuleFactory(threaded, 'relaxed'))(options), ...extra };
     } catch (error) {
       // A half-started pthreads module keeps its preloaded workers otherwise.
       (options as { PThread?: { terminateAllThreads?: () => void } }).PThread?.terminateAllThreads?.();
       const why = `${moduleFileName(threaded, 'relaxed')} failed to load: ${error instanceof Error ? error.message : String(error)}`;
-      return { ...(await createPlainCore(threaded, factoryOptions())), simd: 'plain', plainSimd: why, ...extra };
+      return { ...(await createPlainCore(threaded, factoryOptions())), plainSimd: why, ...extra };
     }
   }
-  return { ...(await createPlainCore(threaded, factoryOptions())), simd: wasm.wasmBinary !== undefined ? simd : 'plain', ...extra };
+  return { ...(await createPlainCore(threaded, factoryOptions())), ...extra };
 }
 
 async function createPlainCore(threaded: boolean, options: LayaCoreFactoryOptions): Promise<Pick<CreatedCore, 'core'>> {

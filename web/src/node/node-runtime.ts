@@ -37,7 +37,7 @@ export const nodeRuntime: Runtime = {
   async createCore(wasm: WasmOptions, threads: number, simd: SimdVariant = 'plain'): Promise<CreatedCore> {
     const layaWorkers = threads - 1;
     if (wasm.factory !== undefined) {
-      return { core: await wasm.factory({ ...(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {}), layaWorkers }), simd };
+      return { core: await wasm.factory({ ...(wasm.wasmBinary ? { wasmBinary: wasm.wasmBinary } : {}), layaWorkers }) };
     }
     const singlePath = wasm.moduleUrl !== undefined ? toPath(wasm.moduleUrl) : defaultModulePath();
     let singleThreaded: string | undefined;
@@ -53,14 +53,12 @@ export const nodeRuntime: Runtime = {
     // The relaxed-SIMD build of the chosen module, beside it unless given (wasmBinary: the bytes
     // given decide).
     let plainSimd: string | undefined;
-    let loaded: SimdVariant = 'plain';
     if (simd === 'relaxed' && wasm.wasmBinary === undefined) {
       const relaxedPath = modulePath === singlePath
         ? (wasm.relaxedModuleUrl !== undefined ? toPath(wasm.relaxedModuleUrl) : relaxedSibling(singlePath))
         : (wasm.relaxedThreadedModuleUrl !== undefined ? toPath(wasm.relaxedThreadedModuleUrl) : relaxedSibling(threadedPath as string));
       if (existsSync(relaxedPath)) {
         modulePath = relaxedPath;
-        loaded = 'relaxed';
       } else {
         plainSimd = `the relaxed-SIMD module ${relaxedPath} is missing`;
       }
@@ -75,7 +73,7 @@ export const nodeRuntime: Runtime = {
     const threaded = threadedPath !== undefined && singleThreaded === undefined;
     const core = await withoutProcessHandlers(() => factory({ wasmBinary, ...(threaded ? { layaWorkers } : {}) }));
     return {
-      core, simd: wasm.wasmBinary !== undefined ? simd : loaded,
+      core,
       ...(singleThreaded === undefined ? {} : { singleThreaded }),
       ...(plainSimd === undefined ? {} : { plainSimd }),
     };
