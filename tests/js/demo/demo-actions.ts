@@ -18,7 +18,12 @@ export async function loadIn(page: EnginePage, source: DemoSource, hub?: { repo:
   }
   await selectOption(page, '[data-testid=backend]', backend);
   await click(page, '[data-testid=load]');
-  await waitForSelector(page, 'body[data-loaded=true], #model-info [data-testid=error]', timeout);
+  try {
+    await waitForSelector(page, 'body[data-loaded=true], #model-info [data-testid=error]', timeout);
+  } catch (error) {
+    // Where the load stood says which step hung.
+    throw new Error(`${(error as Error).message}; the page's progress said: ${JSON.stringify(await textOf(page, '#progress-text'))}`);
+  }
   if (await countOf(page, '#model-info [data-testid=error]') > 0) {
     throw new Error(`load (backend ${backend}) failed: ${await textOf(page, '#model-info')}`);
   }

@@ -45,6 +45,7 @@ scope.onmessage = (event) => {
   }
   queue = queue.then(() => (message.type === 'load' ? runLoad(message) : runCall(message)));
 };
+scope.postMessage({ type: 'started', id: 0 });
 
 async function runLoad(message: ToWorker & { type: 'load' }): Promise<void> {
   abortWords = message.abortWords;

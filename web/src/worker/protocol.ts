@@ -72,6 +72,8 @@ export interface PackedForward {
 }
 
 export type FromWorker =
+  /** Sent first, as soon as the worker's script runs: the caller's start deadline (worker-engine.ts) ends. */
+  | { type: 'started'; id: 0 }
   | { type: 'progress'; id: 0; event: LoadProgressEvent }
   | { type: 'warning'; id: 0; message: string }
   | { type: 'loaded'; id: 0; loaded: Loaded }

@@ -27,12 +27,20 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/**
+ * How long the package's worker may take to run its script before it is ended and another started:
+ * Firefox now and then starts a worker that never runs its script, which would hang the load.
+ */
+export const kWorkerStartMs = 15_000;
+/** Workers started for one load before it fails (each given kWorkerStartMs). */
+export const kWorkerStarts = 3;
+
 /** Loads `source` in a new worker; rejects (with the worker ended) exactly as load() would. */
 export async function loadInWorker(source: CheckpointSource, options: LoadOptions = {}): Promise<LayaModel> {
   const opts = resolveLoadOptions(options);
   throwIfAborted(opts.signal);
   const crossing = crossingLoadOptions(options);
-  const worker = new Worker(new URL('./laya-worker.js', import.meta.url), { type: 'module' });
+  const worker = await startedWorker(opts.signal, opts.onWarning);
   const abortWords = createAbortWords();
   let onAbort: (() => void) | undefined;
   try {
@@ -46,7 +54,7 @@ export async function loadInWorker(source: CheckpointSource, options: LoadOption
       };
       worker.onerror = (event: ErrorEvent) => {
         event.preventDefault();
-        reject(new LayaError('internal', `the laya-wasm worker failed to start: ${event.message || 'its script did not load'}`));
+        reject(new LayaError('internal', `the laya-wasm worker stopped during the load: ${event.message || 'an uncaught error'}`));
       };
       onAbort = () => reject(abortError(opts.signal));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -66,6 +74,38 @@ export async function loadInWorker(source: CheckpointSource, options: LoadOption
     throw error;
   } finally {
     if (onAbort !== undefined) opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A worker of the package that has run its script (said 'started'); up to kWorkerStarts tries. */
+async function startedWorker(signal: AbortSignal | undefined, onWarning: (message: string) => void): Promise<Worker> {
+  for (let attempt = 1; ; attempt++) {
+    const worker = new Worker(new URL('./laya-worker.js', import.meta.url), { type: 'module' });
+    const outcome = await new Promise<'started' | 'silent' | { failed: unknown }>((resolve) => {
+      const settle = (result: 'started' | 'silent' | { failed: unknown }): void => {
+        clearTimeout(deadline);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const deadline = setTimeout(() => settle('silent'), kWorkerStartMs);
+      const onAbort = (): void => settle({ failed: abortError(signal) });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.onmessage = (event: MessageEvent<FromWorker>) => {
+        if (event.data.type === 'started') settle('started');
+      };
+      worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        settle({ failed: new LayaError('internal', `the laya-wasm worker failed to start: ${event.message || 'its script did not load'}`) });
+      };
+    });
+    if (outcome === 'started') return worker;
+    worker.terminate();
+    if (outcome !== 'silent') throw outcome.failed;
+    const waited = `did not run its script within ${kWorkerStartMs / 1000} s`;
+    if (attempt === kWorkerStarts) {
+      throw new LayaError('internal', `the laya-wasm worker ${waited}, ${kWorkerStarts} times: the browser starts no workers now`);
+    }
+    onWarning(`laya-wasm: the worker started for this load ${waited} (a browser now and then starts a worker that never runs); started another`);
   }
 }
 
