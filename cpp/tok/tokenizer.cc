@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "tok/clean_up.h"
 #include "tok/utf8.h"
 #include "util/json.h"
 
@@ -96,6 +97,19 @@ Result<std::string> special_content(const json::Value& config, std::string_view 
   return at.invalid(key, "must be a string or an object with a string \"content\"");
 }
 
+// transformers tests config flags with Python's `if`: null, false, 0, "" and empty containers are false.
+bool python_truth(const json::Value& v) {
+  switch (v.kind()) {
+    case json::Kind::kNull: return false;
+    case json::Kind::kBool: return v.as_bool();
+    case json::Kind::kNumber: return v.as_double() != 0.0;
+    case json::Kind::kString: return !v.as_string().empty();
+    case json::Kind::kArray: return !v.items().empty();
+    case json::Kind::kObject: return !v.members().empty();
+  }
+  return false;
+}
+
 }  // namespace
 
 const Vocab& Tokenizer::model_vocab() const {
@@ -144,7 +158,18 @@ Result<Tokenizer> Tokenizer::load(std::string_view tokenizer_json, std::string_v
     return invalid_checkpoint(std::string(kTokenizerFile) + ": post_processor adds id " + std::to_string(post_id) +
                               ", outside the vocabulary (ids 0 to " + std::to_string(t.vocab_size_ - 1) + ")");
   }
+  LAYA_ASSIGN_OR_RETURN(t.id_to_token_, IdToToken::build(member_or_null(*model, "vocab"), model_at.child("vocab"),
+                                                          added, t.normalizer_));
   t.added_ = AddedVocabulary(std::move(added), t.normalizer_);
+  if (auto decoder = Decoder::parse(member_or_null(root, "decoder"), FieldPath{kTokenizerFile, "decoder"});
+      decoder.ok()) {
+    t.decoder_ = std::move(decoder).value();
+  } else {
+    t.decoder_error_ = decoder.error();
+  }
+  if (const json::Value* clean_up = config.find("clean_up_tokenization_spaces")) {
+    t.clean_up_tokenization_spaces_ = python_truth(*clean_up);
+  }
 
   // Special ids by name (laya-spec §1.4), never hard-coded.
   int32_t* const targets[] = {&t.special_ids_.cls, &t.special_ids_.sep, &t.special_ids_.pad, &t.special_ids_.mask};
@@ -182,6 +207,22 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
 
 std::vector<int32_t> Tokenizer::encode_for_embedding(std::string_view text, size_t max_length) const {
   return post_processor_.apply(encode(text), max_length);
+}
+
+Result<std::string> Tokenizer::decode_without_clean_up(const std::vector<int32_t>& ids) const {
+  if (decoder_error_) return *decoder_error_;
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (const int32_t id : ids) {
+    if (const std::string* token = id_to_token_.find(id)) tokens.push_back(*token);
+  }
+  return decoder_.decode(std::move(tokens));
+}
+
+Result<std::string> Tokenizer::decode(const std::vector<int32_t>& ids) const {
+  LAYA_ASSIGN_OR_RETURN(std::string text, decode_without_clean_up(ids));
+  if (!clean_up_tokenization_spaces_) return text;
+  return clean_up_tokenization(text);
 }
 
 }  // namespace laya::tok

@@ -13,6 +13,8 @@
 
 #include "tok/added_tokens.h"
 #include "tok/bpe.h"
+#include "tok/decoder.h"
+#include "tok/id_to_token.h"
 #include "tok/normalizer.h"
 #include "tok/post_processor.h"
 #include "tok/pre_tokenizer.h"
@@ -41,6 +43,16 @@ class Tokenizer {
   // even when max_length is smaller than their count).
   std::vector<int32_t> encode_for_embedding(std::string_view text, size_t max_length) const;
 
+  // Text of `ids` as transformers' tokenizer.decode(ids) gives it (skip_special_tokens=False;
+  // laya-spec-current §7.3 item 4): Hugging Face tokenizers' decode, then clean_up_tokenization
+  // when tokenizer_config.json sets clean_up_tokenization_spaces (absent: false, transformers'
+  // default). Ids with no token are left out. A decoder this port does not support is an
+  // unsupported_model error here rather than at load, so encoding never depends on it.
+  Result<std::string> decode(const std::vector<int32_t>& ids) const;
+  // Hugging Face tokenizers' decode(ids, skip_special_tokens=false) alone: no clean-up.
+  Result<std::string> decode_without_clean_up(const std::vector<int32_t>& ids) const;
+  bool clean_up_tokenization_spaces() const { return clean_up_tokenization_spaces_; }
+
   const SpecialIds& special_ids() const { return special_ids_; }
   const std::string& mask_literal() const { return mask_literal_; }  // e.g. "[MASK]", "<mask>"
   // One more than the largest id of the model vocabulary and the added tokens.
@@ -61,6 +73,10 @@ class Tokenizer {
   SpecialIds special_ids_{};
   std::string mask_literal_;
   size_t vocab_size_ = 0;
+  IdToToken id_to_token_;
+  Decoder decoder_;
+  std::optional<Error> decoder_error_;  // the "decoder" could not be read (see decode())
+  bool clean_up_tokenization_spaces_ = false;
 };
 
 }  // namespace laya::tok
