@@ -5,6 +5,6 @@
 
 namespace laya {
 
-inline constexpr int kAbiVersion = 1;
+inline constexpr int kAbiVersion = 2;
 
 }  // namespace laya

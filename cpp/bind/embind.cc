@@ -57,6 +57,18 @@ Result<json::Value> state_from(const std::string& state, bool state_is_json) {
   return decide::parse_state(state, state_is_json ? decide::StateForm::kJson : decide::StateForm::kText);
 }
 
+// decide's target: {"schema"?, "questions"?, "return_details"?, "min_confidence"?}.
+Result<Session::DecideTarget> decide_target(const std::string& target_json) {
+  LAYA_ASSIGN_OR_RETURN(json::Value target, json::parse(target_json, "decide target", {.allow_nonfinite = true}));
+  Session::DecideTarget out;
+  if (!target.is_object()) return invalid_request("decide: the target must be a JSON object");
+  if (const json::Value* v = target.find("schema")) out.schema = *v;
+  if (const json::Value* v = target.find("questions")) out.questions = *v;
+  if (const json::Value* v = target.find("min_confidence")) out.min_confidence = *v;
+  if (const json::Value* v = target.find("return_details")) out.return_details = v->is_bool() && v->as_bool();
+  return out;
+}
+
 std::string ok_or_error(const Status& status) { return status.ok() ? std::string() : wire::error(status.error()); }
 
 template <class T, class Fn>
@@ -124,6 +136,11 @@ class LayaSession {
   // each window reported with weightsStaged. A q8 checkpoint plans as planWeights does.
   std::string plan_weights_q8(std::string header_bytes, double file_size) {
     return plan_weights_as(header_bytes, file_size, WeightsMode::kQ8);
+  }
+  // planWeightsQ8 with every GEMM on q8 weights computed in integers (kernels/int8_gemm.h): the
+  // options' compute 'int8'. A q8 checkpoint plans as stored; a float one is quantized as it streams.
+  std::string plan_weights_int8(std::string header_bytes, double file_size) {
+    return plan_weights_as(header_bytes, file_size, WeightsMode::kQ8, kernels::Compute::kInt8);
   }
   std::string weights_staged(double bytes) {
     if (!(bytes >= 0.0 && bytes <= 4294967295.0) || std::floor(bytes) != bytes) {
@@ -219,6 +236,92 @@ class LayaSession {
       LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
       session_.set_thread_pool(module_pool());
       return session_.predict(st, questions, dialect);
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+
+  // predict_batch (laya-spec-current §6) for a JSON array of states (a string is a text state):
+  // one response per state, in order, as JSON Lines (each response is one line: JSON text never
+  // holds a raw newline).
+  std::string predict_batch(std::string states_json, std::string questions_json, std::string options_json) {
+    auto run = [&]() -> Result<std::vector<std::string>> {
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value states, json::parse(states_json, "states", {.allow_nonfinite = true}));
+      if (!states.is_array()) return invalid_request("predictBatch: states must be a JSON array");
+      LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
+      session_.set_thread_pool(module_pool());
+      return session_.predict_batch(states.items(), questions, dialect);
+    };
+    return json_or_error(run(), [](const std::vector<std::string>& answers) {
+      std::string lines;
+      for (const std::string& answer : answers) lines += answer + '\n';
+      return lines;
+    });
+  }
+
+  // predict_long (laya-spec-current §7): predict's options plus "window" and "stride" (integers;
+  // absent, null or <= 0: the defaults).
+  std::string predict_long(std::string state, bool state_is_json, std::string questions_json, std::string options_json) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value options, parse_json(options_json, "options"));
+      decide::LongStateOptions windows;
+      for (auto [key, target] : {std::pair{"window", &windows.window}, std::pair{"stride", &windows.stride}}) {
+        const json::Value* v = options.is_object() ? options.find(key) : nullptr;
+        if (v == nullptr || v->is_null()) continue;
+        const std::optional<int64_t> n = v->is_number() && v->is_integer() ? v->as_int64() : std::nullopt;
+        if (!n) return invalid_request(std::string("predictLong: ") + key + " must be an integer");
+        *target = *n;
+      }
+      if (const json::Value* v = options.is_object() ? options.find("aggregate") : nullptr; v != nullptr && !v->is_null()) {
+        windows.aggregate = v->is_string() ? v->as_string() : "";
+      }
+      LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
+      session_.set_thread_pool(module_pool());
+      return session_.predict_long(st, questions, dialect, windows);
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+
+  // predict_tournament (laya-spec-current §8): predict's options plus "group_size" (absent: 16).
+  std::string predict_tournament(std::string state, bool state_is_json, std::string questions_json,
+                                 std::string options_json) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value options, parse_json(options_json, "options"));
+      const json::Value* given = options.is_object() ? options.find("group_size") : nullptr;
+      const json::Value group_size = given != nullptr ? *given : json::Value::number("16");
+      LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value questions, parse_json(questions_json, "questions"));
+      session_.set_thread_pool(module_pool());
+      return session_.predict_tournament(st, questions, dialect, group_size);
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+
+  // decide (laya-spec-current §10.4). target: {"schema"?, "questions"?, "return_details"?,
+  // "min_confidence"?}; options: predict's, without a gate.
+  std::string decide(std::string state, bool state_is_json, std::string target_json, std::string options_json) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(Session::DecideTarget target, decide_target(target_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value st, state_from(state, state_is_json));
+      session_.set_thread_pool(module_pool());
+      return session_.decide(st, target, dialect);
+    };
+    return json_or_error(run(), [](const std::string& s) { return s; });
+  }
+
+  // decide_batch (laya-spec-current §10.5): `states` as JSON (a list of states; anything else is
+  // refused with upstream's message).
+  std::string decide_batch(std::string states_json, std::string target_json, std::string options_json) {
+    auto run = [&]() -> Result<std::string> {
+      LAYA_ASSIGN_OR_RETURN(decide::RequestOptions dialect, dialect_from(options_json));
+      LAYA_ASSIGN_OR_RETURN(Session::DecideTarget target, decide_target(target_json));
+      LAYA_ASSIGN_OR_RETURN(json::Value states, json::parse(states_json, "states", {.allow_nonfinite = true}));
+      session_.set_thread_pool(module_pool());
+      return session_.decide_batch(states, target, dialect);
     };
     return json_or_error(run(), [](const std::string& s) { return s; });
   }
@@ -349,10 +452,11 @@ class LayaSession {
     });
   }
 
-  std::string plan_weights_as(const std::string& header_bytes, double file_size, WeightsMode mode) {
+  std::string plan_weights_as(const std::string& header_bytes, double file_size, WeightsMode mode,
+                              kernels::Compute compute = kernels::Compute::kF32) {
     auto run = [&]() -> Result<WeightPlan> {
       LAYA_ASSIGN_OR_RETURN(uint64_t size, file_size_from(file_size));
-      return session_.plan_weights(bytes_of(header_bytes), size, mode);
+      return session_.plan_weights(bytes_of(header_bytes), size, mode, compute);
     };
     return json_or_error(run(), [](const WeightPlan& p) {
       std::string out = "{\"pointer\": " + std::to_string(reinterpret_cast<uintptr_t>(p.pointer)) +
@@ -515,9 +619,15 @@ EMSCRIPTEN_BINDINGS(laya_core) {
       .function("forwarded", &LayaSession::forwarded)
       .function("forwardedJson", &LayaSession::forwarded_json)
       .function("predictShortlist", &LayaSession::predict_shortlist)
+      .function("predictBatch", &LayaSession::predict_batch)
+      .function("predictLong", &LayaSession::predict_long)
+      .function("predictTournament", &LayaSession::predict_tournament)
+      .function("decide", &LayaSession::decide)
+      .function("decideBatch", &LayaSession::decide_batch)
       .function("configSummary", &LayaSession::config_summary)
       .function("weightsWritten", &LayaSession::weights_written)
       .function("planWeightsQ8", &LayaSession::plan_weights_q8)
+      .function("planWeightsInt8", &LayaSession::plan_weights_int8)
       .function("weightsStaged", &LayaSession::weights_staged)
       .function("memoryReport", &LayaSession::memory_report)
       .function("setProfiling", &LayaSession::set_profiling)

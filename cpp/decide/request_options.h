@@ -23,14 +23,14 @@
 namespace laya::decide {
 
 // The shape a call without one gets.
-inline constexpr std::string_view kDefaultShape = "0.3.21";
+inline constexpr std::string_view kDefaultShape = "current";
 
 // laya-serve's LAYA_MAX_TOKEN_BUDGET default: the largest max_len / head_max_len a call may ask for
 // (the library itself has no limit; the encoders' positions end at 8192 too).
 inline constexpr int kMaxTokenBudget = 8192;
 
 struct RequestOptions {
-  Dialect dialect = Dialect::v0_3_21();
+  Dialect dialect = Dialect::current();  // kDefaultShape
   TruncationUsage truncation_usage = TruncationUsage::kAlways;
   std::optional<MinConfidence> min_confidence;
   std::optional<int> max_len;

@@ -25,9 +25,10 @@ Executor::Executor(const Graph& graph, const WeightTable& weights, kernels::Isa 
     : graph_(&graph), weights_(&weights), isa_(isa) {}
 
 Result<Executor> Executor::create(const Graph& graph, const WeightTable& weights, kernels::Isa isa,
-                                  std::shared_ptr<Workspace> workspace) {
+                                  std::shared_ptr<Workspace> workspace, kernels::Compute compute) {
   LAYA_RETURN_IF_ERROR(check_graph(graph, weights));
   Executor e(graph, weights, isa);
+  e.compute_ = compute;
   e.workspace_ = workspace != nullptr ? std::move(workspace) : std::make_shared<Workspace>();
   e.limits_ = batch_limits(graph, weights);
   return e;
@@ -40,7 +41,7 @@ Result<const Lowered*> Executor::lowered_for(const RowCounts& rows) {
   }
   // Planned once (the graph was checked at create), then lowered from that plan.
   LAYA_ASSIGN_OR_RETURN(BucketPlan plan, plan_bucket(*graph_, bucket));
-  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(*graph_, *weights_, std::move(plan), isa_, &rope_tables_));
+  LAYA_ASSIGN_OR_RETURN(std::unique_ptr<Lowered> l, lower(*graph_, *weights_, std::move(plan), isa_, &rope_tables_, compute_));
   lowered_.push_back(std::move(l));
   return lowered_.back().get();
 }
@@ -50,12 +51,13 @@ Status Executor::run(const CheckedBatch& checked) {
   const RowCounts rows = batch.rows();
   last_ = nullptr;
   LAYA_ASSIGN_OR_RETURN(const Lowered* lowered, lowered_for(rows));
-  // The bucket's activations, then one scratch per thread: allocates only when a bucket or the
+  // The bucket's activations, the shared scratch, then one scratch per thread: allocates only when a bucket or the
   // thread count needs more than the arena has.
   LAYA_RETURN_IF_ERROR(workspace_->reserve(lowered->arena_floats(threads()), "the activation arena"));
   const kernels::Packing packing = batch.packing();
   float* arena = workspace_->data();
-  const RunContext context{arena, arena + lowered->scratch_at(), lowered->scratch_floats, packing, rows, pool_};
+  const RunContext context{arena, arena + lowered->scratch_at(), lowered->scratch_floats,
+                           arena + lowered->shared_at(), packing, rows, pool_};
   auto run_step = [&context](const auto& s) { s.run(context); };
   // A step is the smallest unit a stop can cut: between steps the arena holds nothing the next
   // run needs, so stopping here leaves the executor as good as new. While profiling, a clock is

@@ -20,6 +20,7 @@
 #include "engine/step_profile.h"
 #include "engine/thread_pool.h"
 #include "graph/graph.h"
+#include "kernels/compute.h"
 #include "kernels/isa.h"
 #include "util/status.h"
 
@@ -39,9 +40,10 @@ class Executor {
   // Checks the graph against the weights (every problem at once is not needed: the first, with the
   // op and the numbers). The graph, the table and the weights' data are the caller's and must
   // outlive the executor: it keeps references, not copies. `workspace`: shared with other
-  // executors (null: one of its own).
+  // executors (null: one of its own). `compute`: how the GEMMs on q8 weights multiply.
   static Result<Executor> create(const Graph& graph, const WeightTable& weights,
-                                 kernels::Isa isa = kernels::best_isa(), std::shared_ptr<Workspace> workspace = nullptr);
+                                 kernels::Isa isa = kernels::best_isa(), std::shared_ptr<Workspace> workspace = nullptr,
+                                 kernels::Compute compute = kernels::Compute::kF32);
 
   Executor(Executor&&) noexcept = default;
   Executor& operator=(Executor&&) noexcept = default;
@@ -60,6 +62,7 @@ class Executor {
 
   const Graph& graph() const { return *graph_; }
   kernels::Isa isa() const { return isa_; }
+  kernels::Compute compute() const { return compute_; }
   // The workspace's size (shared: the same figure for every executor sharing it).
   size_t arena_bytes() const { return workspace_->bytes(); }
   size_t buckets_lowered() const { return lowered_.size(); }
@@ -86,6 +89,7 @@ class Executor {
   const Graph* graph_;
   const WeightTable* weights_;
   kernels::Isa isa_;
+  kernels::Compute compute_ = kernels::Compute::kF32;
   BatchLimits limits_;
   std::vector<std::unique_ptr<Lowered>> lowered_;
   RopeTableCache rope_tables_;

@@ -11,6 +11,7 @@
 #include "engine/steps.h"
 #include "graph/check.h"
 #include "graph/graph.h"
+#include "kernels/compute.h"
 #include "kernels/isa.h"
 #include "plan/layout.h"
 #include "util/status.h"
@@ -18,15 +19,18 @@
 namespace laya {
 
 // A graph lowered for one bucket. Its arena holds the planner's layout of the values, then the
-// kernels' scratch: one region of scratch_floats per thread from scratch_at, the first 64-byte
-// boundary after the values.
+// kernels' scratch: the region every thread of a step shares (shared_floats, from shared_at, the
+// first 64-byte boundary after the values; none under f32 compute), then one region of
+// scratch_floats per thread from scratch_at, the next 64-byte boundary.
 struct Lowered {
   RowCounts bucket;
   Layout layout;
   std::vector<Step> steps;
   std::vector<std::shared_ptr<const kernels::RopeTable>> rope_tables;  // one per theta, for Rope steps
   size_t scratch_floats = 0;  // per thread: the most any step needs
-  size_t scratch_at() const { return (layout.len + 15) / 16 * 16; }
+  size_t shared_floats = 0;   // the most any step needs
+  size_t shared_at() const { return (layout.len + 15) / 16 * 16; }
+  size_t scratch_at() const { return shared_at() + (shared_floats + 15) / 16 * 16; }
   // The arena this bucket needs with `threads` threads, in floats.
   size_t arena_floats(int threads) const { return scratch_at() + scratch_floats * static_cast<size_t>(threads); }
 };
@@ -36,13 +40,16 @@ struct Lowered {
 using RopeTableCache = LowerContext::RopeTables;
 
 // Lowers a checked graph (check_graph) planned for a bucket (plan_bucket) with the kernels of
-// `isa`. `rope_cache` (optional) supplies tables and receives the ones made.
+// `isa`, the GEMMs as `compute` says. `rope_cache` (optional) supplies tables and receives the ones
+// made.
 Result<std::unique_ptr<Lowered>> lower(const Graph& graph, const WeightTable& weights, BucketPlan plan,
-                                       kernels::Isa isa, RopeTableCache* rope_cache = nullptr);
+                                       kernels::Isa isa, RopeTableCache* rope_cache = nullptr,
+                                       kernels::Compute compute = kernels::Compute::kF32);
 
 // The same from scratch, for tools and tests: checks the graph, plans the bucket, lowers.
 Result<std::unique_ptr<Lowered>> lower(const Graph& graph, const WeightTable& weights,
                                        const RowCounts& bucket, kernels::Isa isa,
-                                       RopeTableCache* rope_cache = nullptr);
+                                       RopeTableCache* rope_cache = nullptr,
+                                       kernels::Compute compute = kernels::Compute::kF32);
 
 }  // namespace laya

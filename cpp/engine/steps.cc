@@ -32,7 +32,15 @@ const kernels::RopeTable* LowerContext::rope_table(double theta) {
 }
 
 const char* kernel_name(const Step& step) {
-  return std::visit([](const auto& s) { return s.kernel.name; }, step);
+  return std::visit(
+      [](const auto& s) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(s)>, steps::Gemm>) {
+          return s.kernel_name();
+        } else {
+          return s.kernel.name;
+        }
+      },
+      step);
 }
 
 namespace steps {
@@ -55,16 +63,48 @@ void LayerNorm::run(const RunContext& r) const {
   r.split(r.rows.of(rows), 1, 16, [&](int64_t begin, int64_t end, int) { kernel.fn(args, begin, end); });
 }
 
-// --- Gemm: output columns in whole panels, at least 64 a part (or all of a small GEMM).
+// --- Gemm: output columns in whole panels, at least 64 a part (or all of a small GEMM). Under
+// integer compute the rows are quantized first, in parts of whole 4-row tiles, into the shared
+// scratch every column part then reads: the row scales, then the quantized rows 64-byte aligned.
+namespace {
+size_t quantized_rows_at(int64_t m) { return static_cast<size_t>((m + 15) / 16 * 16); }
+}  // namespace
+
 Gemm Gemm::lower(const Op& o, LowerContext& c) {
   const Shape& in = c.shape(o.a);
-  c.need_scratch(c.kernels.gemm_scratch_floats(c.bucket.of(in.rows), in.width));
-  return {c.kernels.gemm.of(c.weight(o.w).dtype), c.at(o.a), c.at(o.out), in.rows, c.matrix(o.w), c.vector(o.b),
-          o.epilogue};
+  const int64_t m = c.bucket.of(in.rows);
+  const DType dtype = c.weight(o.w).dtype;
+  Gemm g{{}, c.at(o.a), c.at(o.out), in.rows, c.matrix(o.w), c.vector(o.b), o.epilogue};
+  if (c.compute == kernels::Compute::kInt8 && dtype == DType::kI8) {
+    g.quantize = c.kernels.quantize_activations;
+    g.int8 = c.kernels.int8_gemm;
+    c.need_scratch(c.kernels.int8_gemm_scratch_floats(m));
+    c.need_shared(quantized_rows_at(m) + (kernels::quantized_activations_size(m, in.width) + 1) / 2);
+    return g;
+  }
+  g.kernel = c.kernels.gemm.of(dtype);
+  c.need_scratch(c.kernels.gemm_scratch_floats(m, in.width));
+  return g;
 }
 void Gemm::run(const RunContext& r) const {
+  if (int8.fn != nullptr) {
+    run_int8(r);
+    return;
+  }
   const kernels::GemmArgs args{r.arena + a, r.rows.of(rows), w, bias, epilogue, r.arena + out};
   r.split(w.rows, kPanelRows, 64, [&](int64_t begin, int64_t end, int part) { kernel.fn(args, begin, end, r.scratch_of(part)); });
+}
+void Gemm::run_int8(const RunContext& r) const {
+  const int64_t m = r.rows.of(rows);
+  const int64_t k = w.cols;
+  const float* x = r.arena + a;
+  float* scales = r.shared;
+  auto* q = reinterpret_cast<int16_t*>(r.shared + quantized_rows_at(m));
+  r.split(m, kernels::kActivationTileRows, 16, [&](int64_t begin, int64_t end, int) {
+    quantize.fn(x + begin * k, end - begin, k, q + kernels::quantized_index(k, begin, 0), scales + begin);
+  });
+  const kernels::Int8GemmArgs args{q, scales, m, w, bias, epilogue, r.arena + out};
+  r.split(w.rows, kPanelRows, 64, [&](int64_t begin, int64_t end, int part) { int8.fn(args, begin, end, r.scratch_of(part)); });
 }
 
 // --- Rope: one call over every sequence.

@@ -18,10 +18,12 @@
 #include "kernels/act_features.h"
 #include "kernels/add_type.h"
 #include "kernels/attention.h"
+#include "kernels/compute.h"
 #include "kernels/embed.h"
 #include "kernels/gather_markers.h"
 #include "kernels/geglu.h"
 #include "kernels/gemm.h"
+#include "kernels/int8_gemm.h"
 #include "kernels/kernel_table.h"
 #include "kernels/layer_norm.h"
 #include "kernels/mean_pool.h"
@@ -37,13 +39,16 @@ class LowerContext {
   using RopeTables = std::vector<std::shared_ptr<const kernels::RopeTable>>;
   // `cache` (optional) supplies RoPE tables from other buckets and receives the ones made.
   LowerContext(const Graph& graph, const WeightTable& weights, const Layout& layout, const RowCounts& bucket,
-               const kernels::KernelTable& kernels, RopeTables* cache)
-      : graph(graph), weights(weights), kernels(kernels), bucket(bucket), layout_(layout), cache_(cache) {}
+               const kernels::KernelTable& kernels, RopeTables* cache,
+               kernels::Compute compute = kernels::Compute::kF32)
+      : graph(graph), weights(weights), kernels(kernels), bucket(bucket), compute(compute), layout_(layout),
+        cache_(cache) {}
 
   const Graph& graph;
   const WeightTable& weights;
   const kernels::KernelTable& kernels;
   const RowCounts bucket;
+  const kernels::Compute compute;
 
   size_t at(ValueId v) const { return layout_.offsets[v.index]; }
   const Shape& shape(ValueId v) const { return graph.shape(v); }
@@ -57,6 +62,10 @@ class LowerContext {
   // Asks for `floats` of scratch per thread; the bucket gets the most any step asks for.
   void need_scratch(size_t floats) { scratch_floats_ = std::max(scratch_floats_, floats); }
   size_t scratch_floats() const { return scratch_floats_; }
+  // Asks for `floats` of scratch that every thread of a step reads (RunContext::shared): one
+  // region, the most any step asks for.
+  void need_shared(size_t floats) { shared_floats_ = std::max(shared_floats_, floats); }
+  size_t shared_floats() const { return shared_floats_; }
   // The RoPE table of `theta` covering max_seq_len() positions: this bucket's, the cache's, or new.
   const kernels::RopeTable* rope_table(double theta);
   // The tables the bucket's steps point to; the Lowered holding them keeps them alive.
@@ -67,13 +76,16 @@ class LowerContext {
   RopeTables* cache_;
   RopeTables tables_;
   size_t scratch_floats_ = 0;
+  size_t shared_floats_ = 0;
 };
 
-// What running a step reads: the arena, one scratch region per part, the batch, the threads.
+// What running a step reads: the arena, one scratch region per part and one all parts share, the
+// batch, the threads.
 struct RunContext {
   float* arena;
   float* scratch;
   size_t scratch_floats;  // per part: part i uses [i · scratch_floats, (i + 1) · scratch_floats)
+  float* shared;          // LowerContext::shared_floats() floats, written and read by one step
   const kernels::Packing& p;
   const RowCounts& rows;
   ThreadPool* pool;
@@ -131,13 +143,22 @@ struct LayerNorm {
 };
 struct Gemm {
   LAYA_CPU_STEP(Gemm, "gemm")
-  kernels::Kernel<kernels::GemmFn> kernel;
+  kernels::Kernel<kernels::GemmFn> kernel;  // f32 compute (null under integer compute)
   size_t a = 0;
   size_t out = 0;
   Rows rows = Rows::kTokens;
   kernels::MatrixRef w;
   const float* bias = nullptr;
   Epilogue epilogue = Epilogue::kNone;
+  // Integer compute (Compute::kInt8 on q8 weights): a quantized into the shared scratch, then the
+  // integer kernel.
+  kernels::Kernel<kernels::QuantizeActivationsFn> quantize;
+  kernels::Kernel<kernels::Int8GemmFn> int8;
+
+  const char* kernel_name() const { return int8.fn != nullptr ? int8.name : kernel.name; }
+
+ private:
+  void run_int8(const RunContext& run) const;
 };
 struct Rope {
   LAYA_CPU_STEP(Rope, "rope")

@@ -10,7 +10,7 @@
 
 namespace laya::kernels {
 
-void quantize_activations_i16(const float* a, int64_t m, int64_t k, int16_t* q, float* scales) {
+void quantize_activations_i16_scalar(const float* a, int64_t m, int64_t k, int16_t* q, float* scales) {
   // Zero first: the padding rows and inputs, and the rows that quantize to zero.
   std::fill(q, q + quantized_activations_size(m, k), int16_t{0});
   for (int64_t i = 0; i < m; ++i) {
@@ -35,7 +35,9 @@ void quantize_activations_i16(const float* a, int64_t m, int64_t k, int16_t* q, 
   }
 }
 
-void int8_gemm_scalar(const Int8GemmArgs& g, int64_t n_begin, int64_t n_end) {
+size_t int8_gemm_scratch_floats_scalar(int64_t) { return 0; }
+
+void int8_gemm_scalar(const Int8GemmArgs& g, int64_t n_begin, int64_t n_end, float*) {
   const int64_t k = g.w.cols;
   const int64_t n = g.w.rows;
   for (int64_t j = n_begin; j < n_end; ++j) {

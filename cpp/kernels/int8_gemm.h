@@ -1,6 +1,6 @@
 // Integer GEMM on q8 weights: out = epilogue(a · wᵀ + b), with w the [n, k] q8 weight
 // (docs/q8-format.md: int8 q, one f32 scale per row per group of kQ8Group = 64 inputs) and a the
-// [m, k] f32 activations, quantized first by quantize_activations_i16.
+// [m, k] f32 activations, quantized first by quantize_activations_i16_scalar (or its SIMD twin).
 //
 // The scheme
 // - Activations: 16-bit, symmetric, one f32 scale per row (token): s_a = max|a_row| / 32767,
@@ -57,11 +57,13 @@ inline constexpr int64_t quantized_index(int64_t k, int64_t i, int64_t t) {
 // Quantizes rows a[m][k] (f32, row-major) into q[quantized_activations_size(m, k)] (the layout
 // above) and scales[m], as the scheme above says. A row of zeros gets scale 0 and q 0; a row holding
 // a non-finite value gets scale NaN (and q 0), so its results are NaN, as f32 compute would make
-// them non-finite.
-void quantize_activations_i16(const float* a, int64_t m, int64_t k, int16_t* q, float* scales);
+// them non-finite. Rows may be quantized in parts that start at multiples of kActivationTileRows:
+// rows [b, e) go to q + quantized_index(k, b, 0) and scales + b.
+void quantize_activations_i16_scalar(const float* a, int64_t m, int64_t k, int16_t* q, float* scales);
+using QuantizeActivationsFn = void (*)(const float* a, int64_t m, int64_t k, int16_t* q, float* scales);
 
 struct Int8GemmArgs {
-  const int16_t* a = nullptr;         // m rows of k, from quantize_activations_i16
+  const int16_t* a = nullptr;         // m rows of k, from quantize_activations_i16_*
   const float* a_scales = nullptr;    // [m]
   int64_t m = 0;
   MatrixRef w;                        // [n, k], kI8 with scales, in rows or in 8-row panels
@@ -70,8 +72,13 @@ struct Int8GemmArgs {
   float* out = nullptr;               // [m, n]; with kAccumulate it already holds what the results add to
 };
 
-// Columns [n_begin, n_end) of out: one output at a time, the executable form of the scheme.
-void int8_gemm_scalar(const Int8GemmArgs& args, int64_t n_begin, int64_t n_end);
+// Columns [n_begin, n_end) of out. `scratch` holds the kernel's int8_gemm_scratch_floats_* (m)
+// floats, as GemmFn's does.
+using Int8GemmFn = void (*)(const Int8GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+
+// One output at a time, the executable form of the scheme; it needs no scratch.
+void int8_gemm_scalar(const Int8GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
+size_t int8_gemm_scratch_floats_scalar(int64_t m);
 
 #ifdef LAYA_SIMD128
 // Columns of k per widened weight block: a multiple of the group, 8 rows x 256 int16 = 4 KiB.
@@ -82,7 +89,7 @@ inline constexpr int64_t kInt8GemmKBlock = 256;
 // panels, as threads split a GEMM) take the vector widening; others are widened element by element.
 void int8_gemm_4x8_simd128(const Int8GemmArgs& args, int64_t n_begin, int64_t n_end, float* scratch);
 size_t int8_gemm_scratch_floats_simd128(int64_t m);
-// quantize_activations_i16 four inputs of four rows at a time; the same bits.
+// quantize_activations_i16_scalar four inputs of four rows at a time; the same bits.
 void quantize_activations_i16_simd128(const float* a, int64_t m, int64_t k, int16_t* q, float* scales);
 #endif
 

@@ -16,6 +16,7 @@
 #include "kernels/gather_markers.h"
 #include "kernels/geglu.h"
 #include "kernels/gemm.h"
+#include "kernels/int8_gemm.h"
 #include "kernels/isa.h"
 #include "kernels/layer_norm.h"
 #include "kernels/mean_pool.h"
@@ -51,6 +52,10 @@ struct KernelTable {
   Kernel<LayerNormFn> layer_norm;
   ByDtype<GemmFn> gemm;
   size_t (*gemm_scratch_floats)(int64_t m, int64_t k);
+  // Compute::kInt8 on q8 weights: the activations quantized, then the integer GEMM.
+  Kernel<QuantizeActivationsFn> quantize_activations;
+  Kernel<Int8GemmFn> int8_gemm;
+  size_t (*int8_gemm_scratch_floats)(int64_t m);
   Kernel<RopeFn> rope;
   Kernel<AttentionFn> attention;
   size_t (*attention_scratch_floats)(int64_t max_seq_len);
@@ -74,6 +79,9 @@ inline const KernelTable& scalar_kernel_table() {
       .layer_norm = LAYA_KERNEL(layer_norm_f32_scalar),
       .gemm = ByDtype<GemmFn>::every_dtype(LAYA_KERNEL(gemm_scalar)),
       .gemm_scratch_floats = gemm_scratch_floats_scalar,
+      .quantize_activations = LAYA_KERNEL(quantize_activations_i16_scalar),
+      .int8_gemm = LAYA_KERNEL(int8_gemm_scalar),
+      .int8_gemm_scratch_floats = int8_gemm_scratch_floats_scalar,
       .rope = LAYA_KERNEL(rope_f32_scalar),
       .attention = LAYA_KERNEL(attention_f32_scalar),
       .attention_scratch_floats = attention_scratch_floats_scalar,

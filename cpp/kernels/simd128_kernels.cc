@@ -18,6 +18,9 @@ const KernelTable& simd128_kernel_table() {
               .bf16 = LAYA_KERNEL(gemm_bf16_4x8_simd128),
               .q8 = LAYA_KERNEL(gemm_q8_4x8_simd128)};
     t.gemm_scratch_floats = gemm_scratch_floats_simd128;
+    t.quantize_activations = LAYA_KERNEL(quantize_activations_i16_simd128);
+    t.int8_gemm = LAYA_KERNEL(int8_gemm_4x8_simd128);
+    t.int8_gemm_scratch_floats = int8_gemm_scratch_floats_simd128;
     t.rope = LAYA_KERNEL(rope_f32_simd128);
     t.attention = LAYA_KERNEL(attention_f32_4x8_simd128);
     t.attention_scratch_floats = attention_scratch_floats_simd128;

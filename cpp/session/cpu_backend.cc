@@ -6,8 +6,8 @@ namespace laya {
 Result<std::unique_ptr<CpuBackend>> CpuBackend::create(std::unique_ptr<const BoundModel> bound, kernels::Isa isa) {
   auto workspace = std::make_shared<Workspace>();
   const LayaModel& m = bound->model;
-  LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(m.decision, m.weights, isa, workspace));
-  LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(m.embedding, m.weights, isa, workspace));
+  LAYA_ASSIGN_OR_RETURN(Executor decision, Executor::create(m.decision, m.weights, isa, workspace, bound->compute));
+  LAYA_ASSIGN_OR_RETURN(Executor embedding, Executor::create(m.embedding, m.weights, isa, workspace, bound->compute));
   return std::unique_ptr<CpuBackend>(new CpuBackend(std::move(bound), std::move(decision), std::move(embedding)));
 }
 

@@ -7,22 +7,25 @@
 #include <optional>
 
 #include "engine/executor.h"
+#include "kernels/compute.h"
 #include "laya/model.h"
 #include "session/forward_backend.h"
 #include "util/malloc_bytes.h"
 
 namespace laya {
 
-// A model bound to its weights, and the data section its matrices view.
+// A model bound to its weights, the data section its matrices view, and how its q8 matrices are
+// multiplied (chosen with the load: kernels/compute.h).
 struct BoundModel {
   MallocBytes data;
   uint64_t data_length = 0;
   LayaModel model;
+  kernels::Compute compute = kernels::Compute::kF32;
 };
 
 class CpuBackend final : public ForwardBackend {
  public:
-  // Checks both graphs against the weights and makes their executors.
+  // Checks both graphs against the weights and makes their executors, computing as `bound` says.
   static Result<std::unique_ptr<CpuBackend>> create(std::unique_ptr<const BoundModel> bound,
                                                      kernels::Isa isa = kernels::best_isa());
 
@@ -36,6 +39,8 @@ class CpuBackend final : public ForwardBackend {
   StepProfile profile() const override;
 
   const LayaModel& model() const { return bound_->model; }
+  // What was asked for; integer compute runs only the GEMMs whose weights are q8.
+  kernels::Compute compute() const { return bound_->compute; }
 
  private:
   CpuBackend(std::unique_ptr<const BoundModel> bound, Executor decision, Executor embedding)

@@ -1,9 +1,13 @@
 // A session's three parts and the request logic over its backend (see session.h).
 #include "session/session.h"
 
+#include <iterator>
 #include <utility>
 
 #include "decide/lang_temperatures.h"
+#include "decide/render.h"
+#include "decide/structured.h"
+#include "decide/tournament.h"
 #include "session/cpu_backend.h"
 
 namespace laya {
@@ -79,9 +83,9 @@ Status Session::plan_outside(std::span<const std::byte> header_bytes, uint64_t f
 }
 
 Result<WeightPlan> Session::plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
-                                         WeightsMode mode) {
+                                         WeightsMode mode, kernels::Compute compute) {
   LAYA_ASSIGN_OR_RETURN(safetensors::Header header, read_header(header_bytes, file_size, "planWeights"));
-  LAYA_ASSIGN_OR_RETURN(loading_, WeightLoader::create(configs_->config, std::move(header), mode));
+  LAYA_ASSIGN_OR_RETURN(loading_, WeightLoader::create(configs_->config, std::move(header), mode, compute));
   return loading_->weight_plan();
 }
 
@@ -212,16 +216,114 @@ Result<std::string> Session::predict_shortlist(const json::Value& state, const j
   return answer(request, outputs, options, decide::ExtraMember{"shortlist", decide::shortlist_json(shortlist.entries)});
 }
 
+Result<std::vector<std::string>> Session::predict_batch(const std::vector<json::Value>& states,
+                                                        const json::Value& questions,
+                                                        const decide::RequestOptions& options) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  std::vector<decide::PreparedRequest> requests;
+  requests.reserve(states.size());
+  std::vector<const decide::Row*> rows;
+  for (const json::Value& state : states) {
+    LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest request, prepare(state, questions, options));
+    requests.push_back(std::move(request));
+  }
+  for (const decide::PreparedRequest& request : requests) {
+    for (const decide::Row& row : request.rows) rows.push_back(&row);
+  }
+  LAYA_ASSIGN_OR_RETURN(std::vector<decide::RowOutput> outputs, forward_rows(rows));
+  std::vector<std::string> answers;
+  answers.reserve(requests.size());
+  size_t first = 0;
+  for (const decide::PreparedRequest& request : requests) {
+    const size_t count = request.rows.size();
+    const std::vector<decide::RowOutput> own(std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(first)),
+                                             std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(first + count)));
+    first += count;
+    LAYA_ASSIGN_OR_RETURN(std::string answer_json, answer(request, own, options));
+    answers.push_back(std::move(answer_json));
+  }
+  return answers;
+}
+
+Result<std::string> Session::predict_long(const json::Value& state, const json::Value& questions,
+                                          const decide::RequestOptions& options, const decide::LongStateOptions& windows) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  // §7.1 item 5: the checkpoint's budgets always; and no gate (§7.3 item 2, §7.6).
+  decide::RequestOptions call = options;
+  call.max_len.reset();
+  call.head_max_len.reset();
+  call.min_confidence.reset();
+  LAYA_ASSIGN_OR_RETURN(decide::DecideConfig config, decide_config(call));
+  const decide::TextEncoder encode = encoder();
+  const decide::LongStateTools tools{
+      .state_ids = [&](const json::Value& s) { return encode(decide::state_text(s, config.mask_literal)); },
+      .head_lengths = [&](const json::Value& q) -> Result<std::vector<size_t>> {
+        // An empty state's row is the question half H_q and the closing [SEP].
+        LAYA_ASSIGN_OR_RETURN(decide::PreparedRequest empty, prepare(json::Value::string(""), q, call));
+        std::vector<size_t> lengths;
+        for (const decide::Row& row : empty.rows) lengths.push_back(row.ids.size() - 1);
+        return lengths;
+      },
+      .decode = [&](std::span<const int32_t> ids) { return configs_->tokenizer.decode({ids.begin(), ids.end()}); },
+      .predict = [&](const json::Value& s) { return predict(s, questions, call); },
+      .predict_batch = [&](const std::vector<json::Value>& texts) { return predict_batch(texts, questions, call); },
+  };
+  return decide::predict_long(state, questions, windows, config.budgets, tools);
+}
+
+Result<std::string> Session::predict_tournament(const json::Value& state, const json::Value& questions,
+                                                const decide::RequestOptions& options, const json::Value& group_size) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  return decide::predict_tournament(state, questions, group_size,
+                                    [&](const json::Value& s, const json::Value& q) { return predict(s, q, options); });
+}
+
+namespace {
+
+// The call's options with `min_confidence` (a JSON value decide has already checked) as its gate.
+Result<decide::RequestOptions> gated(decide::RequestOptions options, const json::Value& min_confidence) {
+  if (min_confidence.is_null()) return options;
+  LAYA_ASSIGN_OR_RETURN(decide::RequestOptions gate,
+                        decide::parse_request_options(json::Value::object({{"min_confidence", min_confidence}})));
+  options.min_confidence = gate.min_confidence;
+  return options;
+}
+
+}  // namespace
+
+Result<std::string> Session::decide(const json::Value& state, const DecideTarget& target, const decide::RequestOptions& options) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  auto predict_gated = [&](const json::Value& s, const json::Value& q) -> Result<std::string> {
+    LAYA_ASSIGN_OR_RETURN(decide::RequestOptions call, gated(options, target.min_confidence));
+    return predict(s, q, call);
+  };
+  return decide::decide(state, target.schema, target.questions, target.return_details, target.min_confidence, predict_gated);
+}
+
+Result<std::string> Session::decide_batch(const json::Value& states, const DecideTarget& target,
+                                          const decide::RequestOptions& options) {
+  LAYA_RETURN_IF_ERROR(require_ready());
+  // decide_batch gates afterwards (laya-spec-current §10.5 item 5): the batch runs ungated.
+  auto batch = [&](const std::vector<json::Value>& s, const json::Value& q) { return predict_batch(s, q, options); };
+  return decide::decide_batch(states, target.schema, target.questions, target.return_details, target.min_confidence, batch);
+}
+
 Result<std::vector<decide::RowOutput>> Session::forward_rows(const decide::PreparedRequest& request) {
+  std::vector<const decide::Row*> rows;
+  rows.reserve(request.rows.size());
+  for (const decide::Row& row : request.rows) rows.push_back(&row);
+  return forward_rows(rows);
+}
+
+Result<std::vector<decide::RowOutput>> Session::forward_rows(const std::vector<const decide::Row*>& rows) {
   std::vector<decide::RowOutput> outputs;
-  outputs.reserve(request.rows.size());
+  outputs.reserve(rows.size());
   size_t next = 0;
-  while (next < request.rows.size()) {
+  while (next < rows.size()) {
     Batch batch;
     size_t tokens = 0;
-    while (next < request.rows.size() &&
-           (batch.seqs() == 0 || tokens + request.rows[next].ids.size() <= kMaxTokensPerForward)) {
-      const decide::Row& row = request.rows[next++];
+    while (next < rows.size() && (batch.seqs() == 0 || tokens + rows[next]->ids.size() <= kMaxTokensPerForward)) {
+      const decide::Row& row = *rows[next++];
       batch.add(row.ids, row.markers, static_cast<int32_t>(row.qtype));
       tokens += row.ids.size();
     }

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "decide/long_state.h"
 #include "decide/request.h"
 #include "decide/request_options.h"
 #include "decide/shortlist.h"
@@ -50,8 +51,10 @@ class Session {
   Result<uint64_t> header_bytes_needed(std::span<const std::byte> prefix, uint64_t file_size) const;
   // Validates the header against the configs, every tensor at once, before any weight byte is
   // read, then allocates the buffer the data section is written into (out_of_memory if it cannot).
+  // `compute`: how the GEMMs on q8 weights multiply (kernels/compute.h).
   Result<WeightPlan> plan_weights(std::span<const std::byte> header_bytes, uint64_t file_size,
-                                  WeightsMode mode = WeightsMode::kAsStored);
+                                  WeightsMode mode = WeightsMode::kAsStored,
+                                  kernels::Compute compute = kernels::Compute::kF32);
   // kQ8 staging only: the next `bytes` (at most stage_bytes) of the data section are at `stage`.
   Status weights_staged(size_t bytes);
   // Optional, as the data section arrives: its first `bytes` are written (GEMM matrices wholly
@@ -83,6 +86,32 @@ class Session {
   Result<std::string> answer(const decide::PreparedRequest& request,
                              const std::vector<decide::RowOutput>& outputs, const decide::RequestOptions& options,
                              const std::optional<decide::ExtraMember>& extra = std::nullopt) const;
+  // predict_batch (laya-spec-current §6) for the states given: each answered exactly as predict
+  // answers it alone (rows are unpadded, so a row's outputs never depend on its batch), the rows
+  // of every state packed into the same forward passes. The call-level checks of §6.1 that span
+  // all of a caller's states are the caller's (web/src/batch.ts); each state's own are predict's.
+  Result<std::vector<std::string>> predict_batch(const std::vector<json::Value>& states, const json::Value& questions,
+                                                 const decide::RequestOptions& options);
+  // predict_long (laya-spec-current §7): a long state read in windows of its tokens, each decoded
+  // back to text and answered; per question the most confident window's answer. The checkpoint's
+  // budgets always apply and no gate does (a call's max_len, head_max_len, min_confidence are unused).
+  Result<std::string> predict_long(const json::Value& state, const json::Value& questions,
+                                   const decide::RequestOptions& options, const decide::LongStateOptions& windows);
+  // predict_tournament (laya-spec-current §8): choices with many labels answered in knockout
+  // rounds of group_size (the JSON value the caller gave: upstream's messages quote it).
+  Result<std::string> predict_tournament(const json::Value& state, const json::Value& questions,
+                                         const decide::RequestOptions& options, const json::Value& group_size);
+  // decide / decide_batch (laya-spec-current §10): a JSON schema (or questions) answered as typed
+  // values. `options` are predict's without a gate: decide's own min_confidence is the target's.
+  struct DecideTarget {
+    json::Value schema;     // null: not given
+    json::Value questions;  // null: not given
+    bool return_details = false;
+    json::Value min_confidence;  // null: none
+  };
+  Result<std::string> decide(const json::Value& state, const DecideTarget& target, const decide::RequestOptions& options);
+  Result<std::string> decide_batch(const json::Value& states, const DecideTarget& target,
+                                   const decide::RequestOptions& options);
   // predict_shortlist (laya-spec §5.8): choice questions with more than k labels cut to the k
   // closest to the query by embedding (texts of at most max_length tokens), then predict; the
   // response carries "shortlist" after "usage". Needs weights.
@@ -134,6 +163,7 @@ class Session {
   Result<std::vector<std::vector<float>>> run_embeddings(const CheckedBatch& batch, bool each_alone);
   // The model's outputs for every row, in batches of at most kMaxTokensPerForward tokens.
   Result<std::vector<decide::RowOutput>> forward_rows(const decide::PreparedRequest& request);
+  Result<std::vector<decide::RowOutput>> forward_rows(const std::vector<const decide::Row*>& rows);
   Status require_ready() const;
   // The checkpoint's settings with the call's options over them.
   Result<decide::DecideConfig> decide_config(const decide::RequestOptions& options) const;

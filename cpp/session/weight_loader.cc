@@ -10,8 +10,9 @@
 namespace laya {
 
 Result<std::unique_ptr<WeightLoader>> WeightLoader::create(const LayaConfig& config, safetensors::Header header,
-                                                           WeightsMode mode) {
+                                                           WeightsMode mode, kernels::Compute compute) {
   std::unique_ptr<WeightLoader> loader(new WeightLoader());
+  loader->compute_ = compute;
   // Quantizing while loading: the buffer holds the q8 data section, planned from the header alone,
   // and the bytes pass through a staging window; a q8 checkpoint is kept as it is.
   std::optional<safetensors::Header> source;
@@ -89,6 +90,7 @@ Result<std::unique_ptr<const BoundModel>> WeightLoader::finish(const LayaConfig&
   bound->data = std::move(data_);
   bound->data_length = header_.data_length;
   bound->model = std::move(model);
+  bound->compute = compute_;
   return std::unique_ptr<const BoundModel>(std::move(bound));
 }
 

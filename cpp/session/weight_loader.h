@@ -10,6 +10,7 @@
 #include <span>
 
 #include "engine/gemm_panels.h"
+#include "kernels/compute.h"
 #include "laya/config.h"
 #include "laya/model.h"
 #include "laya/q8_checkpoint.h"
@@ -43,9 +44,10 @@ inline constexpr size_t kQ8StageBytes = size_t{1} << 20;
 class WeightLoader {
  public:
   // Checks the header's tensors against the config (every problem in one error), plans the model
-  // once, then allocates the buffer (out_of_memory if it cannot).
+  // once, then allocates the buffer (out_of_memory if it cannot). `compute` goes to the bound model.
   static Result<std::unique_ptr<WeightLoader>> create(const LayaConfig& config, safetensors::Header header,
-                                                      WeightsMode mode);
+                                                      WeightsMode mode,
+                                                      kernels::Compute compute = kernels::Compute::kF32);
 
   const WeightPlan& weight_plan() const { return weight_plan_; }
   // The buffer held for the data section.
@@ -69,6 +71,7 @@ class WeightLoader {
   std::unique_ptr<PanelArranger> panels_;
   std::unique_ptr<Q8Streamer> q8_streamer_;  // kQ8 staging only
   MallocBytes stage_;
+  kernels::Compute compute_ = kernels::Compute::kF32;
 };
 
 }  // namespace laya

@@ -2,7 +2,11 @@
 // index.browser.ts add load() / loadPipeline() bound to their runtime (package.json "exports").
 export { LayaError, type LayaErrorCode, type LayaErrorDetails } from './errors.js';
 export type { EmbedOptions, ForwardOptions, LayaModel, LayaPipeline } from './model.js';
-export type { BackendOption, GpuKernelOptions, LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
+export { kDefaultBatchSize, type BatchOptions, type BatchProgress } from './batch.js';
+export type {
+  AnswerWindow, DecideOptions, DecideTarget, DecisionResult, LongOptions, TournamentEntry, TournamentOptions, TournamentResponse,
+} from './helper-options.js';
+export type { BackendOption, Compute, GpuKernelOptions, LoadOptions, LoadProgressEvent, WasmOptions } from './options.js';
 export type { Backend } from './engine/model-engine.js';
 export type { FetchFunction } from './sources/http-location.js';
 export type { SimdOption, SimdVariant } from './core/simd.js';

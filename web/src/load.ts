@@ -100,7 +100,9 @@ export async function loadEngineWith(runtime: Runtime, source: CheckpointSource,
       throw new LayaError('internal', 'warnings: the wasm module did not return an array of strings');
     }
     const stored = location.storing?.() ?? Promise.resolve();
-    const engine = new InThreadEngine(core, session, forwards, simd, stored);
+    // Integers multiply only q8 weights in wasm; a pipeline (no weights) computes nothing.
+    const compute = weights !== undefined && forwards.backend === 'wasm' ? opts.compute : 'f32';
+    const engine = new InThreadEngine(core, session, forwards, simd, compute, stored);
     session = null;  // owned by the engine now, and the module and runner with it
     core = null;
     forwards = null;
@@ -128,7 +130,7 @@ async function loadWeights(core: LayaCoreModule, session: LayaSessionHandle, wei
   const gpu = opts.backend !== 'wasm' && opts.weights !== 'q8' ? await chooseGpu(opts.backend, opts.gpu) : null;
   if (gpu !== null && gpu.device === null) opts.onWarning(`laya-wasm: backend 'auto' runs on wasm: ${gpu.why}`);
   if (gpu?.device != null) return loadWeightsToGpu(session, weights, signal, gpu.device, opts.gpuKernels);
-  await streamWeights(core, session, weights, signal, opts.weights).catch(explainOutOfMemory(core, weights, opts.weights));
+  await streamWeights(core, session, weights, signal, opts.weights, opts.compute).catch(explainOutOfMemory(core, weights, opts.weights));
   throwIfAborted(signal);
   expectEmptyResult(session.finishWeights(), 'finishWeights');
   return new WasmForwards(session);

@@ -7,12 +7,18 @@ import './dispose-symbols.js';
 import type { LayaConfigSummary } from './config-summary.js';
 import type { SimdVariant } from './core/simd.js';
 import type { Backend, EncodedRequest, ModelEngine } from './engine/model-engine.js';
+import type { Compute } from './options.js';
 import { LayaError, throwIfAborted } from './errors.js';
 import {
   encodePredictOptions, encodeQuestions, encodeState, toJsonText,
   type CallOptions, type ForwardRequest, type ForwardResult, type JsonText, type LayaResponse, type MemoryReport, type StepProfile,
   type PredictOptions, type PreparedRequest, type QuestionsInput, type RecordedOutputs, type StateInput,
 } from './request.js';
+import { encodeBatch, type BatchOptions } from './batch.js';
+import {
+  encodeDecide, encodeLongOptions, encodeStatesValue, encodeTournamentOptions,
+  type DecideOptions, type DecideTarget, type DecisionResult, type LongOptions, type TournamentOptions, type TournamentResponse,
+} from './helper-options.js';
 import { encodeShortlistOptions, type ShortlistOptions } from './shortlist.js';
 
 export interface EmbedOptions extends CallOptions {
@@ -37,6 +43,8 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
   readonly simd: SimdVariant;
   /** Where the forward passes run: the CPU engine in wasm, or the GPU (LoadOptions.backend). */
   readonly backend: Backend;
+  /** How the weight matrices multiply: 'f32', or 'int8' on q8 weights (LoadOptions.compute). */
+  readonly compute: Compute;
   /**
    * Settles once the store (options.cache) holds every file this load downloaded: the store's
    * commit (the last writes, a flush to disk, the record) runs after load() resolves, so the model
@@ -53,6 +61,7 @@ export class LayaPipeline implements AsyncDisposable, Disposable {
     this.stored = engine.stored;
     this.simd = engine.simd;
     this.backend = engine.backend;
+    this.compute = engine.compute;
     this.config = config;
     this.warnings = Object.freeze([...warnings]);
   }
@@ -133,6 +142,119 @@ export class LayaModel extends LayaPipeline {
     throwIfAborted(options?.signal, what);
     const request = encodeRequest(state, questions, () => encodePredictOptions(options, what), what);
     return this.engine(what).run({ method: 'predict', request }, options?.signal);
+  }
+
+  /**
+   * Upstream's predict_batch (laya-spec-current §6): one response per state, in input order, each
+   * the response predict() gives that state alone. The rows of `batchSize` states share forward
+   * passes; progress comes per chunk, and an abort stops before the next chunk (or, where the
+   * engine can stop mid-pass, before its next step).
+   */
+  async predictBatch(states: readonly StateInput[], questions: QuestionsInput, options?: BatchOptions): Promise<LayaResponse[]> {
+    return (await this.predictBatchJson(states, questions, options)).map((text) => JSON.parse(text) as LayaResponse);
+  }
+
+  /** predictBatch() as upstream's exact JSON texts (key order and number spelling kept). */
+  async predictBatchJson(states: readonly StateInput[], questions: QuestionsInput, options?: BatchOptions): Promise<string[]> {
+    const texts: string[] = [];
+    for await (const text of this.predictEachJson(states, questions, options)) texts.push(text);
+    return texts;
+  }
+
+  /**
+   * predictBatch() as an async iterator: each state's response as soon as its chunk is answered,
+   * in input order, so a page can show the first answers of a long list while the rest run.
+   */
+  async *predictEach(states: readonly StateInput[], questions: QuestionsInput, options?: BatchOptions): AsyncGenerator<LayaResponse> {
+    for await (const text of this.predictEachJson(states, questions, options)) yield JSON.parse(text) as LayaResponse;
+  }
+
+  /** predictEach() as upstream's exact JSON texts. */
+  async *predictEachJson(states: readonly StateInput[], questions: QuestionsInput, options?: BatchOptions): AsyncGenerator<string> {
+    const what = 'predictBatch';
+    const signal = options?.signal;
+    throwIfAborted(signal, what);
+    const batch = encodeBatch(states, questions, options, what);
+    const encodedOptions = encodePredictOptions(options, what);
+    let done = 0;
+    for (const chunk of batch.chunks) {
+      throwIfAborted(signal, what);
+      const answers = await this.engine(what).run({ method: 'predictBatch', states: chunk.states, questions: batch.questions, options: encodedOptions }, signal);
+      if (answers.length !== chunk.count) {
+        throw new LayaError('internal', `${what}: the engine answered ${answers.length} states of a chunk of ${chunk.count}`);
+      }
+      done += answers.length;
+      options?.onProgress?.({ done, total: states.length });
+      yield* answers;
+    }
+  }
+
+  /**
+   * Upstream's predict_long (laya-spec-current §7): a state longer than one sequence holds is read
+   * in overlapping windows of its tokens, each decoded back to text (the tokenizer's decode, as
+   * Hugging Face's) and answered; per question the most confident window's answer is kept whole,
+   * with a `window` member, and `usage` merges the windows' (`truncated` becomes a count, `windows`
+   * is added). A state that fits is one predict with `usage.windows` 1.
+   */
+  async predictLong(state: StateInput, questions: QuestionsInput, options?: LongOptions): Promise<LayaResponse> {
+    return JSON.parse(await this.predictLongJson(state, questions, options)) as LayaResponse;
+  }
+
+  /** predictLong() as upstream's exact JSON text. */
+  async predictLongJson(state: StateInput, questions: QuestionsInput, options?: LongOptions): Promise<string> {
+    const what = 'predictLong';
+    throwIfAborted(options?.signal, what);
+    const request = encodeRequest(state, questions, () => encodeLongOptions(options, what), what);
+    return this.engine(what).run({ method: 'predictLong', request }, options?.signal);
+  }
+
+  /**
+   * Upstream's predict_tournament (laya-spec-current §8): choices with more than `groupSize` labels
+   * (default 16) answered in knockout rounds, one call per round, then a final call with the
+   * finalists; the response has "tournament" after "usage".
+   */
+  async predictTournament(state: StateInput, questions: QuestionsInput, options?: TournamentOptions): Promise<TournamentResponse> {
+    return JSON.parse(await this.predictTournamentJson(state, questions, options)) as TournamentResponse;
+  }
+
+  /** predictTournament() as upstream's exact JSON text. */
+  async predictTournamentJson(state: StateInput, questions: QuestionsInput, options?: TournamentOptions): Promise<string> {
+    const what = 'predictTournament';
+    throwIfAborted(options?.signal, what);
+    const request = encodeRequest(state, questions, () => encodeTournamentOptions(options, what), what);
+    return this.engine(what).run({ method: 'predictTournament', request }, options?.signal);
+  }
+
+  /**
+   * Upstream's decide (laya-spec-current §10.4): a JSON schema's properties become questions (enum:
+   * a choice or noul, boolean: a noul, integer with minimum/maximum: a score) and the answers come
+   * back as typed values; or `{ questions }` answered as they are. `returnDetails` gives
+   * upstream's DecisionResult.
+   */
+  async decide(state: StateInput, target: DecideTarget, options?: DecideOptions): Promise<Record<string, unknown> | DecisionResult> {
+    return JSON.parse(await this.decideJson(state, target, options)) as Record<string, unknown> | DecisionResult;
+  }
+
+  /** decide() as upstream's exact JSON text. */
+  async decideJson(state: StateInput, target: DecideTarget, options?: DecideOptions): Promise<string> {
+    const what = 'decide';
+    throwIfAborted(options?.signal, what);
+    const encodedState = encodeState(state, what);
+    const encoded = encodeDecide(target, options, what);
+    return this.engine(what).run({ method: 'decide', state: encodedState, ...encoded }, options?.signal);
+  }
+
+  /** Upstream's decide_batch (laya-spec-current §10.5): decide() for each state, one batch underneath. */
+  async decideBatch(states: readonly StateInput[], target: DecideTarget, options?: DecideOptions): Promise<Array<Record<string, unknown> | DecisionResult>> {
+    return JSON.parse(await this.decideBatchJson(states, target, options)) as Array<Record<string, unknown> | DecisionResult>;
+  }
+
+  /** decideBatch() as upstream's exact JSON text (a list). */
+  async decideBatchJson(states: readonly StateInput[], target: DecideTarget, options?: DecideOptions): Promise<string> {
+    const what = 'decideBatch';
+    throwIfAborted(options?.signal, what);
+    const encoded = encodeDecide(target, options, what);
+    return this.engine(what).run({ method: 'decideBatch', states: encodeStatesValue(states, what), ...encoded }, options?.signal);
   }
 
   /**

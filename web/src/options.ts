@@ -7,6 +7,9 @@ import type { FetchFunction } from './sources/http-location.js';
 import { kDefaultRetries } from './sources/resumable-body.js';
 
 /** Progress of a load, one callback with a discriminated union. */
+/** How weight matrices multiply: LoadOptions.compute. */
+export type Compute = 'f32' | 'int8';
+
 export type LoadProgressEvent =
   /**
    * Bytes of one file received so far (monotonic; `total` is its size). `fromStore`: read from the
@@ -171,6 +174,14 @@ export interface LoadOptions {
    */
   weights?: 'stored' | 'q8';
   /**
+   * How the weight matrices multiply. 'f32' (default): in f32, whatever the weights' format, for
+   * upstream's answers. 'int8': the q8 weights (a q8 checkpoint, or a float one quantized at load,
+   * which this implies) times activations quantized per row to 16 bits, summed exactly in
+   * integers per 64 inputs: faster on CPUs, answers within about 1e-4 in probability of f32 compute
+   * on the same q8 weights (docs/performance.md). `model.compute` says which runs. wasm backend only.
+   */
+  compute?: Compute;
+  /**
    * Browsers: load and run the model in a module Worker the package starts itself
    * (dist/worker/laya-worker.js, created with `new Worker(new URL('./laya-worker.js',
    * import.meta.url), { type: 'module' })`, which Vite and webpack 5 follow), so a forward pass
@@ -244,6 +255,7 @@ export interface ResolvedLoadOptions {
   threads: number | undefined;
   wasm: WasmOptions;
   weights: 'stored' | 'q8';
+  compute: Compute;
   simd: SimdOption;
   backend: BackendOption;
   gpu: unknown;
@@ -295,6 +307,15 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
   if (o.backend !== undefined && o.backend !== 'wasm' && o.backend !== 'webgpu' && o.backend !== 'auto') {
     throw new LayaError('invalid_request', `load: options.backend must be 'wasm', 'webgpu' or 'auto', got ${String(o.backend)}`);
   }
+  if (o.compute !== undefined && o.compute !== 'f32' && o.compute !== 'int8') {
+    throw new LayaError('invalid_request', `load: options.compute must be 'f32' or 'int8', got ${String(o.compute)}`);
+  }
+  if (o.compute === 'int8' && o.weights === 'stored') {
+    throw new LayaError('invalid_request', "load: compute 'int8' multiplies q8 weights: leave options.weights unset or 'q8' (a q8 checkpoint loads as it is)");
+  }
+  if (o.compute === 'int8' && o.backend !== undefined && o.backend !== 'wasm') {
+    throw new LayaError('invalid_request', `load: compute 'int8' runs in wasm; backend '${o.backend}' computes in f32`);
+  }
   if (o.backend === 'webgpu' && o.weights === 'q8') {
     throw new LayaError('invalid_request', "load: weights 'q8' holds the weights in wasm memory; backend 'webgpu' keeps the checkpoint's dtypes on the GPU");
   }
@@ -316,7 +337,8 @@ export function resolveLoadOptions(options: LoadOptions | undefined): ResolvedLo
     retries: o.retries ?? kDefaultRetries,
     threads: o.threads,
     wasm: o.wasm ?? {},
-    weights: o.weights ?? 'stored',
+    weights: o.weights ?? (o.compute === 'int8' ? 'q8' : 'stored'),
+    compute: o.compute ?? 'f32',
     simd: o.simd ?? 'auto',
     backend: o.backend ?? 'wasm',
     gpu: o.gpu,

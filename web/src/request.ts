@@ -41,7 +41,7 @@ export type ResponseShape = 'current' | '0.3.21' | '0.3.7';
 
 /** Options of predict(), prepare(), answer() and their *Json twins. */
 export interface PredictOptions {
-  /** Default "0.3.21"; see ResponseShape. */
+  /** Default "current"; see ResponseShape. */
   shape?: ResponseShape;
   /**
    * Upstream's `min_confidence` gate: a threshold in [0, 1], or one per bucket

@@ -3,6 +3,7 @@
 // before any weight byte arrives and allocates the data section; then every chunk of the file
 // is written straight to its planned place in HEAPU8, so the file is never whole in JS.
 import { LayaError, throwIfAborted } from './errors.js';
+import type { Compute } from './options.js';
 import type { LayaCoreModule, LayaSessionHandle } from './core/laya-core.js';
 import { expectEmptyResult, numberField, parseSessionJson } from './core/session-result.js';
 import type { OpenedFile } from './sources/checkpoint-source.js';
@@ -14,15 +15,18 @@ const kLengthBytes = 8;
  * `weights`: 'stored' keeps the file's dtypes; 'q8' quantizes an F32 / F16 / BF16 checkpoint while
  * it streams in (docs/q8-format.md): C++ plans the weights buffer at q8 size and the file's bytes
  * pass through its staging window (1 MiB), each window quantized before the next is read, so memory
- * after the load is the q8 size whatever the download's.
+ * after the load is the q8 size whatever the download's. `compute` 'int8' (which implies 'q8')
+ * multiplies those q8 matrices in integers.
  */
 export async function streamWeights(core: LayaCoreModule, session: LayaSessionHandle, opened: OpenedFile,
-                                    signal: AbortSignal | undefined, weights: 'stored' | 'q8' = 'stored'): Promise<void> {
+                                    signal: AbortSignal | undefined, weights: 'stored' | 'q8' = 'stored',
+                                    compute: Compute = 'f32'): Promise<void> {
   const { file, reader } = opened;
   const { header, headerEnd, size } = await readHeader(session, opened);
   throwIfAborted(signal);
 
-  const planned = weights === 'q8' ? session.planWeightsQ8(header, size) : session.planWeights(header, size);
+  const planned = compute === 'int8' ? session.planWeightsInt8(header, size)
+    : weights === 'q8' ? session.planWeightsQ8(header, size) : session.planWeights(header, size);
   const plan = parseSessionJson<Record<string, unknown>>(planned, `${file} header`);
   const pointer = numberField(plan, 'pointer', 'planWeights');
   const dataOffset = numberField(plan, 'dataOffset', 'planWeights');

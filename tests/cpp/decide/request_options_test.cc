@@ -23,10 +23,11 @@ RequestOptions parsed(std::string_view json) {
 
 }  // namespace
 
-TEST_CASE("no shape gives the 0.3.21 response; current, 0.3.21 and 0.3.7 are the names") {
-  CHECK_FALSE(parsed("").dialect.truncation_usage);
+TEST_CASE("no shape gives the current response; current, 0.3.21 and 0.3.7 are the names") {
+  CHECK(parsed("").dialect.truncation_usage);
   CHECK(parsed("{}").dialect.answer_confidence);
-  CHECK_FALSE(parsed(R"({"shape": null})").dialect.newest_checks);
+  CHECK(parsed("{}").dialect.rendered_legend);
+  CHECK(parsed(R"({"shape": null})").dialect.newest_checks);
   const RequestOptions current = parsed(R"({"shape": "current"})");
   CHECK(current.dialect.truncation_usage);
   CHECK(current.dialect.rendered_legend);

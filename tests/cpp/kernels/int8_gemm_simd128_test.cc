@@ -24,7 +24,7 @@ struct Quantized {
 Quantized quantize(const std::vector<float>& a, int64_t m, int64_t k) {
   Quantized x{std::vector<int16_t>(quantized_activations_size(m, k)),
               std::vector<float>(static_cast<size_t>(m))};
-  quantize_activations_i16(a.data(), m, k, x.q.data(), x.scales.data());
+  quantize_activations_i16_scalar(a.data(), m, k, x.q.data(), x.scales.data());
   return x;
 }
 
@@ -42,7 +42,7 @@ std::vector<float> run_simd(const Quantized& a, int64_t m, const MatrixRef& w, c
 std::vector<float> run_scalar(const Quantized& a, int64_t m, const MatrixRef& w, const float* bias, Epilogue e,
                               const std::vector<float>& old) {
   std::vector<float> out = old;
-  int8_gemm_scalar({a.q.data(), a.scales.data(), m, w, bias, e, out.data()}, 0, w.rows);
+  int8_gemm_scalar({a.q.data(), a.scales.data(), m, w, bias, e, out.data()}, 0, w.rows, nullptr);
   return out;
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("the SIMD activation quantizer gives the scalar quantizer's bits, zero
       if (m > 5) a[5 * k + k - 1] = std::nanf("");
       std::vector<int16_t> want(quantized_activations_size(m, k), 7), got(want.size(), 9);
       std::vector<float> want_scales(static_cast<size_t>(m)), got_scales(static_cast<size_t>(m));
-      quantize_activations_i16(a.data(), m, k, want.data(), want_scales.data());
+      quantize_activations_i16_scalar(a.data(), m, k, want.data(), want_scales.data());
       quantize_activations_i16_simd128(a.data(), m, k, got.data(), got_scales.data());
       INFO("m " << m << " k " << k);
       CHECK(got == want);

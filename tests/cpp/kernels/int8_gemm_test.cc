@@ -30,9 +30,9 @@ std::vector<float> run_scalar(const std::vector<float>& a, int64_t m, const Matr
                               Epilogue e = Epilogue::kNone) {
   std::vector<int16_t> q(quantized_activations_size(m, w.cols));
   std::vector<float> scales(static_cast<size_t>(m));
-  quantize_activations_i16(a.data(), m, w.cols, q.data(), scales.data());
+  quantize_activations_i16_scalar(a.data(), m, w.cols, q.data(), scales.data());
   std::vector<float> out(static_cast<size_t>(m * w.rows), 0.0f);
-  int8_gemm_scalar({q.data(), scales.data(), m, w, bias, e, out.data()}, 0, w.rows);
+  int8_gemm_scalar({q.data(), scales.data(), m, w, bias, e, out.data()}, 0, w.rows, nullptr);
   return out;
 }
 
@@ -47,13 +47,13 @@ TEST_CASE("quantized activations lie in 4-row tiles, input pair by input pair") 
   CHECK(quantized_activations_size(5, 5) == 2 * 3 * 4 * 2);  // rows 5-7 of the second tile are padding
 }
 
-TEST_CASE("quantize_activations_i16 rounds a row to steps of its largest value / 32767, ties to even") {
+TEST_CASE("quantize_activations_i16_scalar rounds a row to steps of its largest value / 32767, ties to even") {
   // Largest 32767 · 2^-10, so the step is exactly 2^-10 and every quotient below is exact.
   const float step = std::ldexp(1.0f, -10);
   const std::vector<float> a = {32767 * step, 1.5f * step, 2.5f * step, -3.5f * step, 0.0f, -32767 * step, 1000 * step};
   std::vector<int16_t> q(quantized_activations_size(1, 7), 99);
   float scale = 0.0f;
-  quantize_activations_i16(a.data(), 1, 7, q.data(), &scale);
+  quantize_activations_i16_scalar(a.data(), 1, 7, q.data(), &scale);
   CHECK(scale == step);
   // One tile of 4 pairs, [pair][row of the tile][2]: row 0's pairs (32767, 2) (2, -4) (0, -32767)
   // (1000, then the odd k's zero); the tile's rows 1-3 are padding.
@@ -67,7 +67,7 @@ TEST_CASE("a row of zeros quantizes to scale 0, and a row with a non-finite valu
   const std::vector<float> a = {0.0f, -0.0f, 0.0f, 0.0f, 1.0f, inf, 2.0f, 3.0f, std::nanf("")};
   std::vector<int16_t> q(quantized_activations_size(3, 3), 99);
   float scales[3];
-  quantize_activations_i16(a.data(), 3, 3, q.data(), scales);  // rows [0 -0 0] [0 1 inf] [2 3 nan]
+  quantize_activations_i16_scalar(a.data(), 3, 3, q.data(), scales);  // rows [0 -0 0] [0 1 inf] [2 3 nan]
   CHECK(scales[0] == 0.0f);
   CHECK(std::isnan(scales[1]));
   CHECK(std::isnan(scales[2]));

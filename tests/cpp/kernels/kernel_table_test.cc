@@ -41,6 +41,8 @@ void for_each_kernel(const KernelTable& t, F f) {
   by_dtype("embed", t.embed, s.embed);
   single("layer_norm", t.layer_norm, s.layer_norm);
   by_dtype("gemm", t.gemm, s.gemm);
+  single("quantize_activations", t.quantize_activations, s.quantize_activations);
+  single("int8_gemm", t.int8_gemm, s.int8_gemm);
   single("rope", t.rope, s.rope);
   single("attention", t.attention, s.attention);
   single("geglu", t.geglu, s.geglu);
@@ -76,10 +78,11 @@ TEST_CASE("every kernel of both tables is present and named for its op, instruct
       own += borrowed ? 0 : 1;
     });
     CHECK((t.gemm_scratch_floats != nullptr));
+    CHECK((t.int8_gemm_scratch_floats != nullptr));
     CHECK((t.attention_scratch_floats != nullptr));
-    // Only the SIMD128 table has kernels of its own: GEMM in 4 dtypes, LayerNorm, RoPE, attention,
-    // GeGlu; the others have no SIMD twin.
-    CHECK(own == (t.isa == Isa::kSimd128 ? 8 : 0));
+    // Only the SIMD128 table has kernels of its own: GEMM in 4 dtypes, the activation quantizer and
+    // the integer GEMM, LayerNorm, RoPE, attention, GeGlu; the others have no SIMD twin.
+    CHECK(own == (t.isa == Isa::kSimd128 ? 10 : 0));
   }
 }
 

@@ -91,6 +91,49 @@ describe('commands', () => {
     expect(bad.stderr).toMatch(/^laya-wasm: --min-confidence is not valid JSON/);
   });
 
+  test('predict-batch reads one state per line (a string line is text, blank lines skipped) and prints one answer per line in order, progress on stderr', async () => {
+    const states = join(dir, 'states.jsonl');
+    writeFileSync(states, '"first ticket"\n{"id": 2, "price": 1.0}\n\n["a", "b"]\n');
+    const result = await run(['predict-batch', '--model', kTinyCheckpoint, '--states', states, '--questions', '{"q": {"type": "noul", "instructions": "x"}}',
+      '--batch-size', '2', '--shape', 'current', '--max-len', '256']);
+    expect(result.status).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => JSON.parse(l) as { method: string; state: string; options: string })).toEqual([
+      expect.objectContaining({ method: 'predictBatch', state: '"first ticket"', options: '{"shape":"current","max_len":256}' }),
+      expect.objectContaining({ state: '{"id":2,"price":1}' }),
+      expect.objectContaining({ state: '["a","b"]' }),
+    ]);
+    expect(result.stderr).toBe('laya-wasm: answered 2 of 3 states\nlaya-wasm: answered 3 of 3 states\n');
+  });
+
+  test('predict-batch with a null line exits 1 with upstream\'s message and prints no answer', async () => {
+    const states = join(dir, 'states.jsonl');
+    writeFileSync(states, '"a"\nnull\n');
+    const result = await run(['predict-batch', '--model', kTinyCheckpoint, '--states', states, '--questions', '{}']);
+    expect(result).toMatchObject({ status: 1, stdout: '', stderr: 'laya-wasm: state must not be None; pass a string, dict, or list\n' });
+  });
+
+  test('predict-long and predict-tournament pass their window, stride and group size under upstream\'s names', async () => {
+    const long = await run(['predict-long', '--model', kTinyCheckpoint, '--state', 's', '--questions', '{}', '--window', '100', '--stride', '40',
+      '--shape', 'current']);
+    expect(long.status).toBe(0);
+    expect(JSON.parse(long.stdout)).toMatchObject({ method: 'predictLong', options: '{"shape":"current","window":100,"stride":40}' });
+    const tournament = await run(['predict-tournament', '--model', kTinyCheckpoint, '--state', 's', '--questions', '{}', '--group-size', '8']);
+    expect(JSON.parse(tournament.stdout)).toMatchObject({ method: 'predictTournament', options: '{"group_size":8}' });
+  });
+
+  test('decide sends the schema as written with --return-details and the gate in its target, and needs exactly one of --schema and --questions', async () => {
+    const schema = '{"type": "object", "properties": {"p": {"enum": [1.0, 2]}}}';
+    const result = await run(['decide', '--model', kTinyCheckpoint, '--state', 's', '--schema', schema, '--return-details', '--min-confidence', '0.5']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      method: 'decide', questions: `{"schema": ${schema}, "return_details": true, "min_confidence": 0.5}`, options: '{}',
+    });
+    const neither = await run(['decide', '--model', kTinyCheckpoint, '--state', 's']);
+    expect(neither).toMatchObject({ status: 2, stderr: expect.stringContaining('decide: give exactly one of --schema and --questions') });
+  });
+
   test('embed prints the text the engine wrote for the embeddings', async () => {
     // The engine's float text (the shortest that reads back as the same f32) is pinned by
     // tests/cpp/session/wire_test.cc and by the real module in integration/decisions.test.ts.

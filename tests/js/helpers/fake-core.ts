@@ -131,6 +131,8 @@ export class FakeSession implements LayaSessionHandle {
   /** Every weightsWritten(bytes), in order. */
   readonly written: number[] = [];
   readonly calls: string[] = [];
+  /** The states of every predictBatch call, parsed. */
+  readonly batches: unknown[][] = [];
   /** Where the last embed's rows were written, and the rows. */
   private lastEmbedded: { pointer: number; rows: number[][] } = { pointer: 0, rows: [] };
   /** Where the last forward's outputs were written, and their fixture-format text. */
@@ -285,6 +287,34 @@ export class FakeSession implements LayaSessionHandle {
     return this.echo('predictShortlist', state, stateIsJson, questionsJson, optionsJson);
   }
 
+  /** One echo line per state of the array, as the engine writes one response line per state. */
+  predictBatch(statesJson: string, questionsJson: string, optionsJson: string): string {
+    this.alive('predictBatch');
+    this.batches.push(JSON.parse(statesJson) as unknown[]);
+    return (JSON.parse(statesJson) as unknown[])
+      .map((state) => `${this.echo('predictBatch', JSON.stringify(state), true, questionsJson, optionsJson)}\n`).join('');
+  }
+
+  predictLong(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string {
+    this.alive('predictLong');
+    return this.echo('predictLong', state, stateIsJson, questionsJson, optionsJson);
+  }
+
+  predictTournament(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string {
+    this.alive('predictTournament');
+    return this.echo('predictTournament', state, stateIsJson, questionsJson, optionsJson);
+  }
+
+  decide(state: string, stateIsJson: boolean, targetJson: string, optionsJson: string): string {
+    this.alive('decide');
+    return this.echo('decide', state, stateIsJson, targetJson, optionsJson);
+  }
+
+  decideBatch(statesJson: string, targetJson: string, optionsJson: string): string {
+    this.alive('decideBatch');
+    return this.echo('decideBatch', statesJson, true, targetJson, optionsJson);
+  }
+
   /** A summary read straight from the configured files, with the engine's defaults. */
   configSummary(): string {
     this.alive('configSummary');
@@ -325,6 +355,7 @@ export class FakeSession implements LayaSessionHandle {
   // The q8 streaming, the WebGPU replay and the worker's abort watch are not faked: the tests of
   // those run the real module. A load that reaches one fails with an error naming it.
   planWeightsQ8(): string { return this.missing('planWeightsQ8'); }
+  planWeightsInt8(): string { return this.missing('planWeightsInt8'); }
   weightsStaged(): string { return this.missing('weightsStaged'); }
   planOutside(): string { return this.missing('planOutside'); }
   outsideCheckVector(): string { return this.missing('outsideCheckVector'); }

@@ -68,11 +68,13 @@ describeWithCore('hostile requests through predict()', () => {
     expect(await model.predictJson('w5 w6', kGood)).toBe(goodAnswer);
   });
 
-  test('options that cannot fit max_len are rejected naming the question and head_max_len', async () => {
+  test('options that cannot fit max_len are rejected naming the question and the budgets, in each shape\'s words', async () => {
     const error = await model.predict('w5', crowded(300)).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(LayaError);
     expect((error as LayaError).code).toBe('invalid_request');
-    expect((error as LayaError).message).toContain("question 'crowded' options exceed head_max_len=192");
+    expect((error as LayaError).message).toMatch(new RegExp("^question 'crowded': only \\d+ of its 300 option markers fit in max_len=512 " +
+      'with head_max_len=192 spent on the question; lower head_max_len, raise max_len, or use fewer options$'));
+    await expect(model.predict('w5', crowded(300), { shape: '0.3.21' })).rejects.toThrow("question 'crowded' options exceed head_max_len=192");
     expect(Object.keys((await model.predict('w5', crowded(200))).answers)).toEqual(['crowded']);
   });
 

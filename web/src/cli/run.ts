@@ -8,6 +8,7 @@ import type { LayaModel, LayaPipeline } from '../model.js';
 import { nodeRuntime } from '../node/node-runtime.js';
 import type { LoadOptions } from '../options.js';
 import type { PredictOptions, ResponseShape } from '../request.js';
+import type { BatchOptions } from '../batch.js';
 import { cacheRoot } from '../node/cache-folder.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { parseArgs, parseJsonArgument, positiveInteger, UsageError, type CommandSpec, type ParsedArgs } from './args.js';
@@ -15,6 +16,7 @@ import { isRemote, modelSource, type Environment } from './model-source.js';
 import { progressPrinter, type ProgressPrinter } from './progress-line.js';
 import { runParity } from './parity.js';
 import { runQuantize } from './quantize.js';
+import { kHelperCommands, kHelperUsage, runHelperCommand } from './helper-commands.js';
 import { routeCommand, routeOf, type RouteArguments } from './route-command.js';
 import { kBundledModels, type CheckpointName } from '../router/registry.js';
 import type { Routing } from '../router/route.js';
@@ -35,7 +37,12 @@ Commands:
           --questions <json|@file> [the predict options above]
       Routes the state as upstream's Router does (see route), loads the routed checkpoint from the
       Hub (HF_ENDPOINT), and prints its answer with "routing" after "usage".
-  embed --model <dir> --texts <json|@file> [--max-length N]
+  predict-batch --model <dir> --states <file.jsonl> --questions <json|@file> [--batch-size N]
+          [the predict options above]
+      Upstream's predict_batch: one state per line of <file.jsonl> (a JSON string line is a text
+      state), one answer per line on stdout in the same order, each as predict would print it,
+      printed as each chunk of --batch-size states (default 16) is answered; progress on stderr.
+${kHelperUsage}  embed --model <dir> --texts <json|@file> [--max-length N]
       Mean-pooled encoder embeddings of a JSON array of strings: {"embeddings": [[...], ...]}.
   quantize --model <dir> --out <dir>
       Writes the q8 checkpoint (8-bit weights, one scale per 64 inputs; docs/q8-format.md) of an
@@ -58,6 +65,8 @@ Options for every command:
                           on V8's --experimental-wasm-relaxed-simd itself, unless --simd plain)
   --weights stored|q8     q8: quantize an F32 / F16 / BF16 checkpoint to 8 bits while it loads (half
                           the memory; docs/q8-format.md); stored (default): keep the file's format
+  --compute f32|int8      int8: multiply the q8 weights (quantized at load from a float checkpoint)
+                          in integers: faster, answers within about 1e-4 of f32 compute (default f32)
   --backend wasm|webgpu|auto
                           where forward passes run: wasm (default, the CPU engine), webgpu (the GPU
                           through the optional "webgpu" package; VK_ICD_FILENAMES picks the Vulkan
@@ -71,11 +80,16 @@ $XDG_CACHE_HOME/laya-wasm (default ~/.cache/laya-wasm), with progress on stderr.
 `;
 
 const kCommands: Record<string, CommandSpec> = {
+  ...kHelperCommands,
   forward: { required: ['model', 'inputs'], optional: ['out'] },
   predict: {
     required: ['questions'],
     optional: ['model', 'state', 'state-json', 'shape', 'min-confidence', 'max-len', 'head-max-len', 'lang', 'lang-temperatures',
                'task', 'default'],
+  },
+  'predict-batch': {
+    required: ['model', 'states', 'questions'],
+    optional: ['batch-size', 'shape', 'min-confidence', 'max-len', 'head-max-len', 'lang', 'lang-temperatures'],
   },
   embed: { required: ['model', 'texts'], optional: ['max-length'] },
   parity: { required: ['model', 'cases', 'recorded'], optional: ['out'] },
@@ -106,7 +120,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return argv.length === 0 ? 2 : 0;
   }
   try {
-    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights', 'backend'], ['offline', 'router']);
+    const args = parseArgs(argv, kCommands, ['wasm', 'threads', 'simd', 'weights', 'compute', 'backend'], ['offline', 'router', 'return-details']);
     return await runCommand(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -122,7 +136,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const flag = (name: string): string | undefined => args.flags.get(name);
   // The state and questions, read once (an @file is read here only) for routing and predicting.
-  const request = args.command === 'route' || args.command === 'predict' ? await requestArguments(args, flag) : null;
+  const takesState = ['route', 'predict', ...Object.keys(kHelperCommands)].includes(args.command);
+  const request = takesState ? await requestArguments(args, flag) : null;
   if (args.command === 'route') {
     io.stdout(`${routeCommand({ ...(request as RequestArguments), ...routeFlags(flag) })}\n`);
     return 0;
@@ -151,6 +166,11 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     if (weights !== 'stored' && weights !== 'q8') throw new UsageError(`--weights must be "stored" or "q8", got "${weights}"`);
     options.weights = weights;
   }
+  const compute = flag('compute');
+  if (compute !== undefined) {
+    if (compute !== 'f32' && compute !== 'int8') throw new UsageError(`--compute must be "f32" or "int8", got "${compute}"`);
+    options.compute = compute;
+  }
   const backend = flag('backend');
   if (backend !== undefined) {
     if (backend !== 'wasm' && backend !== 'webgpu' && backend !== 'auto') {
@@ -169,26 +189,35 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     case 'predict': {
       const { state, questions: questionsText } = request as RequestArguments;
       const questions = { json: questionsText as string };
-      const shape = flag('shape');
-      if (shape !== undefined && shape !== 'current' && shape !== '0.3.21' && shape !== '0.3.7') {
-        throw new UsageError(`--shape must be "current", "0.3.21" or "0.3.7", got "${shape}"`);
-      }
-      const predictOptions: PredictOptions = shape ? { shape: shape as ResponseShape } : {};
-      const gate = flag('min-confidence');
-      if (gate !== undefined) predictOptions.minConfidence = parseJsonArgument(gate, '--min-confidence') as number;
-      const maxLen = flag('max-len');
-      if (maxLen !== undefined) predictOptions.maxLen = positiveInteger(maxLen, 'max-len');
-      const headMaxLen = flag('head-max-len');
-      if (headMaxLen !== undefined) predictOptions.headMaxLen = positiveInteger(headMaxLen, 'head-max-len');
-      const lang = flag('lang');
-      if (lang !== undefined) predictOptions.lang = lang;
-      const temperatures = flag('lang-temperatures');
-      if (temperatures !== undefined) {
-        predictOptions.langTemperatures = parseJsonArgument(await jsonArgument(temperatures, '--lang-temperatures'),
-                                                        '--lang-temperatures') as PredictOptions['langTemperatures'];
-      }
+      const predictOptions = await predictOptionsOf(flag);
       const text = await withModel(model, options, (m) => m.predictJson(state, questions, predictOptions));
       io.stdout(`${routing === null ? text : appendRouting(text, routing)}\n`);
+      return 0;
+    }
+    case 'predict-batch': {
+      const states = statesOfJsonLines(await readText(flag('states') as string, '--states'));
+      const questions = { json: await jsonArgument(flag('questions') as string, '--questions') };
+      const batchSize = flag('batch-size');
+      const batchOptions: BatchOptions = {
+        ...await predictOptionsOf(flag),
+        ...(batchSize === undefined ? {} : { batchSize: positiveInteger(batchSize, 'batch-size') }),
+        onProgress: ({ done, total }) => io.stderr(`laya-wasm: answered ${done} of ${total} states\n`),
+      };
+      await withModel(model, options, async (m) => {
+        for await (const answer of m.predictEachJson(states, questions, batchOptions)) io.stdout(`${answer}\n`);
+      });
+      return 0;
+    }
+    case 'predict-long':
+    case 'predict-tournament':
+    case 'decide': {
+      const { state, questions } = request as RequestArguments;
+      const schema = flag('schema');
+      const call = {
+        command: args.command, state, questions, flag, predictOptions: await predictOptionsOf(flag),
+        schema: schema === undefined ? undefined : await jsonArgument(schema, '--schema'),
+      };
+      io.stdout(`${await withModel(model, options, (m) => runHelperCommand(m, call))}\n`);
       return 0;
     }
     case 'embed': {
@@ -235,6 +264,37 @@ async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     default:
       throw new UsageError(`unknown command "${args.command}"`);
   }
+}
+
+/** predict's options from their flags (--shape, --min-confidence, ...), as predict and predict-batch take them. */
+async function predictOptionsOf(flag: (name: string) => string | undefined): Promise<PredictOptions> {
+  const shape = flag('shape');
+  if (shape !== undefined && shape !== 'current' && shape !== '0.3.21' && shape !== '0.3.7') {
+    throw new UsageError(`--shape must be "current", "0.3.21" or "0.3.7", got "${shape}"`);
+  }
+  const predictOptions: PredictOptions = shape ? { shape: shape as ResponseShape } : {};
+  const gate = flag('min-confidence');
+  if (gate !== undefined) predictOptions.minConfidence = parseJsonArgument(gate, '--min-confidence') as number;
+  const maxLen = flag('max-len');
+  if (maxLen !== undefined) predictOptions.maxLen = positiveInteger(maxLen, 'max-len');
+  const headMaxLen = flag('head-max-len');
+  if (headMaxLen !== undefined) predictOptions.headMaxLen = positiveInteger(headMaxLen, 'head-max-len');
+  const lang = flag('lang');
+  if (lang !== undefined) predictOptions.lang = lang;
+  const temperatures = flag('lang-temperatures');
+  if (temperatures !== undefined) {
+    predictOptions.langTemperatures = parseJsonArgument(await jsonArgument(temperatures, '--lang-temperatures'),
+                                                    '--lang-temperatures') as PredictOptions['langTemperatures'];
+  }
+  return predictOptions;
+}
+
+/**
+ * The states of a JSON Lines file, each line kept as written ({ json }: its number spelling is
+ * the state's text); a JSON string line is a text state. Blank lines are skipped.
+ */
+function statesOfJsonLines(text: string): Array<{ json: string }> {
+  return text.split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => ({ json: line }));
 }
 
 /** The state (text or { json }) and the questions' JSON text, as given to route and predict. */

@@ -8,7 +8,7 @@
  * The version of the surface declared here; the module reports its own (abiVersion()), set in
  * cpp/bind/abi_version.h: bump both together whenever the surface changes.
  */
-export const kLayaCoreAbi = 1;
+export const kLayaCoreAbi = 2;
 
 /** The options of the MODULARIZE factory that this package uses. */
 export interface LayaCoreFactoryOptions {
@@ -74,6 +74,8 @@ export interface LayaSessionHandle {
    * plans as with planWeights.
    */
   planWeightsQ8(headerBytes: Uint8Array, fileSize: number): string;
+  /** planWeightsQ8 with the GEMMs on q8 weights computed in integers (LoadOptions.compute 'int8'). */
+  planWeightsInt8(headerBytes: Uint8Array, fileSize: number): string;
   /** The next `bytes` of the data section are in the staging window: quantized now. "" on success. */
   weightsStaged(bytes: number): string;
   /** After every data byte is written: binds the model. "" on success. */
@@ -129,6 +131,19 @@ export interface LayaSessionHandle {
    * '{"k", "maxLength", "shape"}' (absent or null: 20, 512, "current").
    */
   predictShortlist(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
+  /**
+   * predict_batch (laya-spec-current §6) for a JSON array of states (a string element is a text
+   * state), with predict's options: one response per state, in order, as JSON Lines.
+   */
+  predictBatch(statesJson: string, questionsJson: string, optionsJson: string): string;
+  /** predict_long (laya-spec-current §7): predict's options plus "window", "stride", "aggregate". */
+  predictLong(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
+  /** predict_tournament (laya-spec-current §8): predict's options plus "group_size". */
+  predictTournament(state: string, stateIsJson: boolean, questionsJson: string, optionsJson: string): string;
+  /** decide (laya-spec-current §10.4): target '{"schema"?, "questions"?, "return_details"?, "min_confidence"?}'. */
+  decide(state: string, stateIsJson: boolean, targetJson: string, optionsJson: string): string;
+  /** decide_batch (laya-spec-current §10.5): a JSON list of what decide returns, one per state. */
+  decideBatch(statesJson: string, targetJson: string, optionsJson: string): string;
   /** The parsed configs (configure() first): '{"encoder","modelName"?,"modelType","hiddenSize",...}'. */
   configSummary(): string;
   /** '{"weightsBytes","arenaBytes","wasmMemoryBytes"}'. */

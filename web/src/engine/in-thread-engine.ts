@@ -3,6 +3,7 @@
 // WebGPU, forward-runner.ts). Session methods report failure as error text; run() turns it into the
 // LayaError it names.
 import type { LayaCoreModule, LayaSessionHandle } from '../core/laya-core.js';
+import type { Compute } from '../options.js';
 import type { SimdVariant } from '../core/simd.js';
 import { checkSessionResult, numberField, parseSessionJson } from '../core/session-result.js';
 import { guardTraps, type GuardedSession } from '../core/trap-guard.js';
@@ -20,6 +21,7 @@ interface ForwardLengths {
 
 export class InThreadEngine implements ModelEngine {
   readonly simd: SimdVariant;
+  readonly compute: Compute;
   readonly stored: Promise<void>;
   readonly #core: LayaCoreModule;
   readonly #guard: GuardedSession;
@@ -28,12 +30,13 @@ export class InThreadEngine implements ModelEngine {
 
   /** Takes ownership of the module, its session and the runner: dispose() frees them. */
   constructor(core: LayaCoreModule, session: LayaSessionHandle, forwards: ForwardRunner, simd: SimdVariant,
-              stored: Promise<void> = Promise.resolve()) {
+              compute: Compute, stored: Promise<void> = Promise.resolve()) {
     this.#core = core;
     this.#guard = guardTraps(session);
     this.#session = this.#guard.session;
     this.#forwards = forwards;
     this.simd = simd;
+    this.compute = compute;
     this.stored = stored;
   }
 
@@ -98,6 +101,18 @@ export class InThreadEngine implements ModelEngine {
         return text(await this.#forwards.run(() => session.predict(...requestArgs(call.request)), what, signal));
       case 'predictShortlist':
         return text(await this.#forwards.run(() => session.predictShortlist(...requestArgs(call.request)), what, signal));
+      case 'predictBatch': {
+        const lines = text(await this.#forwards.run(() => session.predictBatch(call.states, call.questions, call.options), what, signal));
+        return lines.split('\n').slice(0, -1);
+      }
+      case 'predictLong':
+        return text(await this.#forwards.run(() => session.predictLong(...requestArgs(call.request)), what, signal));
+      case 'predictTournament':
+        return text(await this.#forwards.run(() => session.predictTournament(...requestArgs(call.request)), what, signal));
+      case 'decide':
+        return text(await this.#forwards.run(() => session.decide(call.state.text, call.state.isJson, call.target, call.options), what, signal));
+      case 'decideBatch':
+        return text(await this.#forwards.run(() => session.decideBatch(call.states, call.target, call.options), what, signal));
       case 'embed':
         return this.#embedded(await this.#embed(call.texts, call.maxLength, signal));
       case 'embedJson':

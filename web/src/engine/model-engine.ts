@@ -4,6 +4,7 @@
 // thread, the forward passes on wasm or WebGPU) and WorkerEngine (the package's worker, which holds
 // an InThreadEngine of its own). load() chooses one, once.
 import type { SimdVariant } from '../core/simd.js';
+import type { Compute } from '../options.js';
 import type { EncodedState, ForwardResult, MemoryReport, StepProfile } from '../request.js';
 
 /** The backend the forward passes run on. */
@@ -23,6 +24,15 @@ interface CallArguments {
   predict: { request: EncodedRequest };
   /** request.options are the shortlist's own ({k, maxLength, shape}). */
   predictShortlist: { request: EncodedRequest };
+  /** states: a JSON array of states (a string element is a text state); options as predict's. */
+  predictBatch: { states: string; questions: string; options: string };
+  /** request.options: predict's with "window", "stride", "aggregate". */
+  predictLong: { request: EncodedRequest };
+  /** request.options: predict's with "group_size". */
+  predictTournament: { request: EncodedRequest };
+  /** target: {"schema"?, "questions"?, "return_details"?, "min_confidence"?}; options: predict's without a gate. */
+  decide: { state: EncodedState; target: string; options: string };
+  decideBatch: { states: string; target: string; options: string };
   /** texts: a JSON array of strings. */
   embed: { texts: string; maxLength: number };
   embedJson: { texts: string; maxLength: number };
@@ -37,6 +47,12 @@ export interface CallResults {
   answer: string;
   predict: string;
   predictShortlist: string;
+  /** One response JSON text per state, in order. */
+  predictBatch: string[];
+  predictLong: string;
+  predictTournament: string;
+  decide: string;
+  decideBatch: string;
   /** One row per text: copies, never views of wasm memory. */
   embed: Float32Array[];
   embedJson: string;
@@ -52,6 +68,8 @@ export type EngineCall<M extends CallName = CallName> = { [K in M]: { method: K 
 export interface ModelEngine {
   /** The module build running (LayaPipeline.simd). */
   readonly simd: SimdVariant;
+  /** How the weight matrices multiply (LayaPipeline.compute). */
+  readonly compute: Compute;
   readonly backend: Backend;
   /** Settles when the store (options.cache) holds the load's files (LayaPipeline.stored); never rejects. */
   readonly stored: Promise<void>;

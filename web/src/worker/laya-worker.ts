@@ -67,7 +67,7 @@ async function runLoad(message: ToWorker & { type: 'load' }): Promise<void> {
       type: 'loaded', id: 0,
       loaded: {
         config: loaded.config, warnings: [...loaded.warnings], simd: engine.simd, threads: engine.threads(),
-        backend: engine.backend, ...stateOf(engine), stored,
+        backend: engine.backend, compute: engine.compute, ...stateOf(engine), stored,
       },
     });
   } catch (error) {
@@ -99,7 +99,7 @@ async function runCall(message: ToWorker & { type: 'call' }): Promise<void> {
 type Call = ToWorker & { type: 'call' };
 
 /** One call on the engine; typed arrays in the answer are transferred, not copied. */
-async function run(e: InThreadEngine, call: Call): Promise<{ value: string | Float32Array[] | PackedForward | null; transfer: Transferable[] }> {
+async function run(e: InThreadEngine, call: Call): Promise<{ value: string | string[] | Float32Array[] | PackedForward | null; transfer: Transferable[] }> {
   switch (call.method) {
     case 'setProfiling':
       e.setProfiling(call.on);

@@ -4,7 +4,7 @@
 import type { LayaConfigSummary } from '../config-summary.js';
 import type { SimdVariant } from '../core/simd.js';
 import type { Backend, EngineCall } from '../engine/model-engine.js';
-import type { LoadOptions, LoadProgressEvent, WasmOptions } from '../options.js';
+import type { Compute, LoadOptions, LoadProgressEvent, WasmOptions } from '../options.js';
 import type { MemoryReport, StepProfile } from '../request.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 
@@ -53,6 +53,7 @@ export interface Loaded extends ModelState {
   config: LayaConfigSummary;
   warnings: string[];
   simd: SimdVariant;
+  compute: Compute;
   threads: number;
   /** Where the worker's engine runs its forward passes (LayaPipeline.backend). */
   backend: Backend;
@@ -79,5 +80,5 @@ export type FromWorker =
   | { type: 'loaded'; id: 0; loaded: Loaded }
   /** The store holds the load's files, or gave them up with a warning (LayaPipeline.stored). */
   | { type: 'stored'; id: 0 }
-  | { type: 'result'; id: number; value: string | Float32Array[] | PackedForward | null; state: ModelState }
+  | { type: 'result'; id: number; value: string | string[] | Float32Array[] | PackedForward | null; state: ModelState }
   | { type: 'error'; id: number; error: CrossingError };

@@ -15,7 +15,7 @@ import type { SimdVariant } from '../core/simd.js';
 import { callerName, type Backend, type CallName, type CallResults, type EngineCall, type ModelEngine } from '../engine/model-engine.js';
 import { LayaError, abortError, describeError, throwIfAborted } from '../errors.js';
 import { LayaModel } from '../model.js';
-import { resolveLoadOptions, type LoadOptions, type LoadProgressEvent } from '../options.js';
+import { resolveLoadOptions, type Compute, type LoadOptions, type LoadProgressEvent } from '../options.js';
 import type { MemoryReport, StepProfile } from '../request.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { createAbortWords, markAborted } from './abort-words.js';
@@ -118,6 +118,7 @@ export const kStoreAfterDisposeMs = 60_000;
 export class WorkerEngine implements ModelEngine {
   readonly simd: SimdVariant;
   readonly backend: Backend;
+  readonly compute: Compute;
   /** Resolved when the worker says its store is done ('stored'), or when the worker is gone. */
   readonly stored: Promise<void>;
   #worker: Worker | null;
@@ -138,6 +139,7 @@ export class WorkerEngine implements ModelEngine {
     if (loaded.stored) this.#storeDone();
     this.simd = loaded.simd;
     this.backend = loaded.backend;
+    this.compute = loaded.compute;
     this.#onWarning = onWarning;
     this.#worker = worker;
     this.#abortWords = abortWords;
