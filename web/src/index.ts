@@ -34,4 +34,6 @@ export { appendRouting, routingJson } from './router/routing-json.js';
 export {
   canonicalName, kAliases, kBundledModels, kStandaloneModels, resolveName, type CheckpointName, type RepoSpec,
 } from './router/registry.js';
-export type { CreateRouterOptions, LayaRouter, RoutedPredictOptions } from './router/create-router.js';
+export type {
+  CreateRouterOptions, LayaRouter, RoutedBatchOptions, RoutedLongOptions, RoutedPredictOptions, RoutedRequest,
+} from './router/create-router.js';

@@ -76,6 +76,59 @@ describe('routing a predict', () => {
   });
 });
 
+describe('routing a batch and a long state', () => {
+  /** A load() whose models answer each state with its own text, recording every call. */
+  function recordingLoad() {
+    const calls: Array<{ model: string; method: string; states: unknown[]; questions: unknown; options: Record<string, unknown> }> = [];
+    const answer = (state: unknown): string => `{"model": "laya-rl-agent", "answers": {"echo": ${JSON.stringify(JSON.stringify(state))}}, "usage": {"input_tokens": 1, "output_tokens": 0}}`;
+    const load = async (source: CheckpointSource): Promise<LayaModel> => {
+      const model = (source as { directory: string }).directory;
+      return {
+        predictBatchJson: async (states: unknown[], questions: unknown, options: Record<string, unknown>) => {
+          calls.push({ model, method: 'predictBatch', states, questions, options });
+          return states.map(answer);
+        },
+        predictLongJson: async (state: unknown, questions: unknown, options: Record<string, unknown>) => {
+          calls.push({ model, method: 'predictLong', states: [state], questions, options });
+          return answer(state);
+        },
+        dispose: () => undefined,
+      } as unknown as LayaModel;
+    };
+    return { load, calls };
+  }
+
+  test('predictBatch groups requests by checkpoint, questions and budgets, answers in input order, each with its routing', async () => {
+    const fake = recordingLoad();
+    const router = createRouter(fake.load, { sources: kSources, maxLoaded: 2 });
+    const other = { yes: { type: 'noul', instructions: 'Is it?' } };
+    const progress: string[] = [];
+    const answers = await router.predictBatch([
+      { state: kEnglishState, questions: kQuestions as never },
+      { state: kGermanState, questions: kQuestions as never },
+      { state: { body: 'I was charged twice for invoice 5522, please refund it.' }, questions: kQuestions as never },
+      { state: kEnglishState, questions: other as never },
+      { state: kEnglishState, questions: kQuestions as never, maxLen: 256 },
+    ], { batchSize: 8, onProgress: ({ done, total }) => progress.push(`${done}/${total}`) });
+    expect(answers.map((a) => a.routing.model)).toEqual(['english', 'multilingual', 'english', 'english', 'english']);
+    expect(answers.map((a) => JSON.parse(a.answers['echo'] as unknown as string))).toEqual([
+      kEnglishState, kGermanState, { body: 'I was charged twice for invoice 5522, please refund it.' }, kEnglishState, kEnglishState]);
+    expect(fake.calls.map((c) => [c.model, c.states.length, c.options['maxLen'] ?? null, c.options['lang'] ?? null])).toEqual([
+      ['en', 2, null, 'en'], ['ml', 1, null, 'de'], ['en', 1, null, 'en'], ['en', 1, 256, 'en'],
+    ]);
+    expect(fake.calls.every((c) => c.options['batchSize'] === 8)).toBe(true);
+    expect(progress).toEqual(['2/5', '3/5', '4/5', '5/5']);
+  });
+
+  test('predictLong routes as predict does and hands the checkpoint the detected language', async () => {
+    const fake = recordingLoad();
+    const router = createRouter(fake.load, { sources: kSources });
+    const answer = await router.predictLong(kGermanState, kQuestions as never, { window: 64 });
+    expect(answer.routing.model).toBe('multilingual');
+    expect(fake.calls).toEqual([{ model: 'ml', method: 'predictLong', states: [kGermanState], questions: kQuestions, options: { window: 64, lang: 'de' } }]);
+  });
+});
+
 describe('holding checkpoints', () => {
   test('alternating languages hold one checkpoint, disposing each before the next loads', async () => {
     const fake = fakeLoad();
@@ -175,6 +228,10 @@ describeWithCore('on the built engine with the two fixture checkpoints', () => {
     expect([first.routing.model, second.routing.model]).toEqual(['english', 'multilingual']);
     expect(Object.keys(second).slice(-2)).toEqual(['usage', 'routing']);
     expect([router.loaded, models.map((m) => m.disposed)]).toEqual([['multilingual'], [true, false]]);
+    const batch = await router.predictBatchJson([
+      { state: kEnglishState, questions: kQuestions as never }, { state: kGermanState, questions: kQuestions as never },
+    ]);
+    expect(batch).toEqual([await router.predictJson(kEnglishState, kQuestions as never), await router.predictJson(kGermanState, kQuestions as never)]);
     await router.dispose();
   });
 });

@@ -7,7 +7,9 @@ import '../dispose-symbols.js';
 import { LayaError } from '../errors.js';
 import type { LayaModel } from '../model.js';
 import type { LoadOptions } from '../options.js';
-import type { LayaResponse, PredictOptions, QuestionsInput, StateInput } from '../request.js';
+import type { BatchOptions } from '../batch.js';
+import type { LongOptions } from '../helper-options.js';
+import { toJsonText, type LayaResponse, type PredictOptions, type QuestionsInput, type StateInput } from '../request.js';
 import type { CheckpointSource } from '../sources/checkpoint-source.js';
 import { canonicalName, kBundledModels } from './registry.js';
 import { route, type RouteRequest, type RouterSettings, type Routing } from './route.js';
@@ -38,6 +40,23 @@ export interface RoutedPredictOptions extends PredictOptions, Omit<RouteRequest,
   load?: LoadOptions;
 }
 
+/** One request of a routed batch: its state and questions, and what steers its routing and budgets. */
+export interface RoutedRequest extends Omit<RouteRequest, 'questions' | 'lang'> {
+  state: StateInput;
+  questions: QuestionsInput;
+  lang?: string;
+  maxLen?: number;
+  headMaxLen?: number;
+}
+
+export interface RoutedBatchOptions extends Omit<BatchOptions, 'maxLen' | 'headMaxLen' | 'lang'> {
+  load?: LoadOptions;
+}
+
+export interface RoutedLongOptions extends LongOptions, Omit<RouteRequest, 'questions' | 'lang'> {
+  load?: LoadOptions;
+}
+
 export interface LayaRouter {
   /** The routing decision for a state, without loading anything. */
   route(state: StateInput, questions?: QuestionsInput | null, request?: Omit<RouteRequest, 'questions'>): Routing;
@@ -45,6 +64,21 @@ export interface LayaRouter {
   predictJson(state: StateInput, questions: QuestionsInput, options?: RoutedPredictOptions): Promise<string>;
   /** predictJson() parsed. */
   predict(state: StateInput, questions: QuestionsInput, options?: RoutedPredictOptions): Promise<LayaResponse & { routing: Routing }>;
+  /**
+   * Upstream's Router.predict_batch (laya-spec-current §11.6): each request routed as predict routes
+   * it, the requests grouped by checkpoint, questions, budgets and language and each group answered
+   * by predictBatch; the answers in input order, each with `routing` after `usage`.
+   */
+  predictBatchJson(requests: readonly RoutedRequest[], options?: RoutedBatchOptions): Promise<string[]>;
+  /** predictBatchJson() parsed. */
+  predictBatch(requests: readonly RoutedRequest[], options?: RoutedBatchOptions): Promise<Array<LayaResponse & { routing: Routing }>>;
+  /**
+   * Upstream's Router.predict_long (laya-spec-current §7.7): routed as predict, answered by the
+   * checkpoint's predictLong with the explicit or detected language; `routing` after `usage`.
+   */
+  predictLongJson(state: StateInput, questions: QuestionsInput, options?: RoutedLongOptions): Promise<string>;
+  /** predictLongJson() parsed. */
+  predictLong(state: StateInput, questions: QuestionsInput, options?: RoutedLongOptions): Promise<LayaResponse & { routing: Routing }>;
   /** The names of the loaded checkpoints, least recently used first. */
   readonly loaded: string[];
   /** Dispose one checkpoint (when its calls end), or all of them. */
@@ -163,6 +197,56 @@ export function createRouter(load: LoadCheckpoint, options: CreateRouterOptions)
     }
   };
 
+  const predictLongJson = async (state: StateInput, questions: QuestionsInput, callOptions: RoutedLongOptions = {}): Promise<string> => {
+    const { model: explicitModel, task, lang, langGuess, load: loadOptions, ...longOptions } = callOptions;
+    const routing = routeState(state, questions, { model: explicitModel, task, lang, langGuess });
+    const effectiveLang = lang ?? routing.detection?.language ?? undefined;
+    const { model, release } = await acquire(routing.model, loadOptions);
+    try {
+      const answer = await model.predictLongJson(state, questions, effectiveLang ? { ...longOptions, lang: effectiveLang } : longOptions);
+      return appendRouting(answer, routing);
+    } finally {
+      release();
+    }
+  };
+
+  const predictBatchJson = async (requests: readonly RoutedRequest[], batchOptions: RoutedBatchOptions = {}): Promise<string[]> => {
+    const { load: loadOptions, onProgress, ...predictOptions } = batchOptions;
+    const groups = new Map<string, { model: string; indices: number[]; options: BatchOptions }>();
+    const routings = requests.map((request, i) => {
+      const { state, questions, model: explicitModel, task, lang, langGuess, maxLen, headMaxLen } = request;
+      const routing = routeState(state, questions, { model: explicitModel, task, lang, langGuess });
+      const effectiveLang = lang ?? routing.detection?.language ?? undefined;
+      const options: BatchOptions = { ...predictOptions, ...(maxLen === undefined ? {} : { maxLen }),
+        ...(headMaxLen === undefined ? {} : { headMaxLen }), ...(effectiveLang ? { lang: effectiveLang } : {}) };
+      // Batching changes no answer: the groups only decide which requests share an engine call.
+      const key = JSON.stringify([routing.model, toJsonText(questions, `router.predictBatch: requests[${i}].questions`),
+        maxLen ?? null, headMaxLen ?? null, effectiveLang ?? null]);
+      const group = groups.get(key) ?? { model: routing.model, indices: [], options };
+      group.indices.push(i);
+      groups.set(key, group);
+      return routing;
+    });
+    const answers: string[] = new Array<string>(requests.length);
+    let done = 0;
+    for (const group of groups.values()) {
+      const { model, release } = await acquire(group.model, loadOptions);
+      try {
+        const first = requests[group.indices[0] as number] as RoutedRequest;
+        const texts = await model.predictBatchJson(group.indices.map((i) => (requests[i] as RoutedRequest).state), first.questions, group.options);
+        texts.forEach((text, k) => {
+          const i = group.indices[k] as number;
+          answers[i] = appendRouting(text, routings[i] as Routing);
+        });
+      } finally {
+        release();
+      }
+      done += group.indices.length;
+      onProgress?.({ done, total: requests.length });
+    }
+    return answers;
+  };
+
   const unload = async (name?: string): Promise<void> => {
     const names = name === undefined ? [...residents.keys()] : [canonicalName(name)];
     const leaving = names.map((n) => residents.get(n)).filter((r): r is Resident => r !== undefined);
@@ -174,6 +258,11 @@ export function createRouter(load: LoadCheckpoint, options: CreateRouterOptions)
     route: routeState,
     predictJson,
     predict: async (state, questions, callOptions) => JSON.parse(await predictJson(state, questions, callOptions)) as LayaResponse & { routing: Routing },
+    predictBatchJson,
+    predictBatch: async (requests, batchOptions) =>
+      (await predictBatchJson(requests, batchOptions)).map((text) => JSON.parse(text) as LayaResponse & { routing: Routing }),
+    predictLongJson,
+    predictLong: async (state, questions, callOptions) => JSON.parse(await predictLongJson(state, questions, callOptions)) as LayaResponse & { routing: Routing },
     get loaded() {
       return [...residents.values()].filter((r) => r.ready).map((r) => r.name);
     },
